@@ -1,0 +1,93 @@
+//! Drive presets: TOML files in `configs/drives/`, compiled into the library.
+//!
+//! A preset holds the `[host]`, `[controller]`, `[flash]` and `[ftl]` tables of a drive from a
+//! paper, with a `description` line; a scenario names one with `drive = "..."` and overrides any
+//! key. A `drive` that is not a preset name is read as a path to a TOML file of the same shape.
+
+use std::path::Path;
+
+use super::ConfigError;
+
+/// A built-in drive preset.
+#[derive(Clone, Copy, Debug)]
+pub struct Preset {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub toml: &'static str,
+}
+
+macro_rules! preset {
+    ($name:literal) => {
+        ($name, include_str!(concat!("../../../../configs/drives/", $name, ".toml")))
+    };
+}
+
+const PRESET_FILES: [(&str, &str); 4] = [
+    preset!("enterprise_tlc"),
+    preset!("iiot_64gb"),
+    preset!("iiot_512gb"),
+    preset!("cho_512gb"),
+];
+
+/// All built-in presets, in a stable order.
+pub fn presets() -> Vec<Preset> {
+    PRESET_FILES
+        .iter()
+        .map(|&(name, toml)| Preset { name, description: description_of(toml), toml })
+        .collect()
+}
+
+/// The names of the built-in presets.
+pub fn preset_names() -> Vec<&'static str> {
+    PRESET_FILES.iter().map(|&(name, _)| name).collect()
+}
+
+fn description_of(toml: &'static str) -> &'static str {
+    toml.lines()
+        .find_map(|line| line.strip_prefix("description = \""))
+        .and_then(|rest| rest.strip_suffix('"'))
+        .unwrap_or("")
+}
+
+/// The table of preset `drive`: a built-in name, or a path relative to `base_dir`.
+pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, ConfigError> {
+    let (text, origin) = match PRESET_FILES.iter().find(|(name, _)| *name == drive) {
+        Some((_, text)) => (text.to_string(), format!("preset {drive}")),
+        None if drive.ends_with(".toml") || drive.contains('/') => {
+            let path = base_dir.join(drive);
+            let text = std::fs::read_to_string(&path).map_err(|error| {
+                ConfigError::new("drive", format!("cannot read drive file {}: {error}", path.display()))
+            })?;
+            (text, path.display().to_string())
+        }
+        None => {
+            return Err(ConfigError::new(
+                "drive",
+                format!("`{drive}` is not a preset ({}) nor a path to a .toml file", preset_names().join(", ")),
+            ))
+        }
+    };
+    let mut table: toml::Table = toml::from_str(&text)
+        .map_err(|error| ConfigError::new("drive", format!("{origin} is not valid TOML: {error}")))?;
+    table.remove("description");
+    if let Some(key) = table.keys().find(|key| !["host", "controller", "flash", "ftl", "workload"].contains(&key.as_str())) {
+        return Err(ConfigError::new(
+            format!("drive.{key}"),
+            format!("{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload] and description"),
+        ));
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_has_a_description_and_parses() {
+        for preset in presets() {
+            assert!(!preset.description.is_empty(), "{} lacks a description", preset.name);
+            load_preset(preset.name, Path::new(".")).unwrap();
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The scenario: a drive (host interface, controller, flash, FTL) plus a workload.
+//!
+//! Every parameter is declared once, here, with its unit, default and documentation; the JSON
+//! schema (`ssdtwin schema`) and the config reference are generated from these structs. Unknown
+//! keys are rejected (`deny_unknown_fields`). Range checks live in `validate.rs`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::units::{ByteSize, TransferRate};
+use crate::sim::time::Duration;
+
+/// A complete, resolved scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// Seed of the simulation's random number generator. Same seed and config, same report.
+    pub seed: u64,
+    /// Drive preset (a name from `ssdtwin presets`, or a path to a TOML file); the tables of the
+    /// scenario override the preset key by key.
+    pub drive: String,
+    pub host: HostConfig,
+    pub controller: ControllerConfig,
+    pub flash: FlashConfig,
+    pub ftl: FtlConfig,
+    pub workload: WorkloadConfig,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            seed: 1,
+            drive: "enterprise_tlc".to_string(),
+            host: HostConfig::default(),
+            controller: ControllerConfig::default(),
+            flash: FlashConfig::default(),
+            ftl: FtlConfig::default(),
+            workload: WorkloadConfig::default(),
+        }
+    }
+}
+
+/// How the host issues commands.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HostMode {
+    /// Keep `queue_depth` commands in flight: a completion triggers the next submission.
+    Closed,
+    /// Submit at `arrival_rate` commands per second (evenly spaced), never more than
+    /// `queue_depth` in flight; arrivals that find the queue full wait in the host.
+    Open,
+}
+
+/// The host and its link to the drive (NVMe over PCIe).
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct HostConfig {
+    /// Commands in flight at the drive at most (NVMe queue depth) [commands].
+    pub queue_depth: u32,
+    /// Minimum time between two command submissions (command submission time, CST): the
+    /// host-side throttling knob of the self-heating paper [duration].
+    pub submission_interval: Duration,
+    /// PCIe generation (1–6): sets the per-lane rate and line encoding.
+    pub pcie_generation: u8,
+    /// PCIe lanes (1, 2, 4, 8 or 16).
+    pub pcie_lanes: u8,
+    /// Closed loop (`closed`) or fixed arrival rate (`open`).
+    pub mode: HostMode,
+    /// Arrival rate in open-loop mode [commands/s].
+    pub arrival_rate: f64,
+    /// Fixed cost per command in the host interface and controller firmware (doorbell, fetch,
+    /// parsing, completion) [duration].
+    pub command_overhead: Duration,
+}
+
+impl Default for HostConfig {
+    fn default() -> Self {
+        HostConfig {
+            queue_depth: 32,
+            submission_interval: Duration::ZERO,
+            pcie_generation: 3,
+            pcie_lanes: 4,
+            mode: HostMode::Closed,
+            arrival_rate: 100_000.0,
+            command_overhead: Duration::from_micros(2),
+        }
+    }
+}
+
+/// Order in which a die serves its queued operations.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    /// Arrival order.
+    Fifo,
+    /// Host reads overtake queued programs and erases (and GC work) at a die.
+    ReadFirst,
+}
+
+/// The SSD controller's queueing system.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ControllerConfig {
+    /// Flash transactions (mapping units) in flight over all dies at most [transactions].
+    pub frame_buffer: u32,
+    /// Target command queue (TCQ) per die: host operations waiting at or running on a die [operations].
+    pub die_queue_depth: u32,
+    /// Die scheduler: `fifo` or `read_first`.
+    pub scheduler: SchedulerKind,
+    /// Time to serve a read from data still in the controller's DRAM (written, not yet programmed) [duration].
+    pub buffer_read_time: Duration,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        ControllerConfig {
+            frame_buffer: 1024,
+            die_queue_depth: 8,
+            scheduler: SchedulerKind::Fifo,
+            buffer_read_time: Duration::from_micros(1),
+        }
+    }
+}
+
+/// Bits stored per NAND cell; sets the number of page types.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CellType {
+    Slc,
+    Mlc,
+    Tlc,
+    Qlc,
+}
+
+impl CellType {
+    /// Page types per word line: SLC 1, MLC 2 (lower, upper), TLC 3 (lower, center, upper), QLC 4.
+    pub fn page_types(self) -> usize {
+        match self {
+            CellType::Slc => 1,
+            CellType::Mlc => 2,
+            CellType::Tlc => 3,
+            CellType::Qlc => 4,
+        }
+    }
+}
+
+/// A latency given once for all page types or once per page type (lower first).
+#[derive(Clone, Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum PerPageType {
+    /// The same latency for every page type.
+    One(Duration),
+    /// One latency per page type: SLC 1, MLC 2, TLC 3, QLC 4 values.
+    PerType(Vec<Duration>),
+}
+
+impl<'de> Deserialize<'de> for PerPageType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = PerPageType;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "a duration such as \"80us\" or a list of durations, one per page type")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<PerPageType, E> {
+                super::units::parse_duration(text).map(PerPageType::One).map_err(E::custom)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<PerPageType, A::Error> {
+                let mut latencies = Vec::new();
+                while let Some(text) = items.next_element::<String>()? {
+                    let latency = super::units::parse_duration(&text)
+                        .map_err(|message| serde::de::Error::custom(format!("item {}: {message}", latencies.len())))?;
+                    latencies.push(latency);
+                }
+                Ok(PerPageType::PerType(latencies))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl PerPageType {
+    /// The latency of page type `page_type` (0 = lower).
+    pub fn for_type(&self, page_type: usize) -> Duration {
+        match self {
+            PerPageType::One(latency) => *latency,
+            PerPageType::PerType(latencies) => latencies[page_type],
+        }
+    }
+}
+
+/// The NAND flash array: geometry, cell type, bus and operation timing.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlashConfig {
+    /// Independent channels (buses) from the controller to the flash.
+    pub channels: u32,
+    /// Packages (targets, "ways") sharing one channel.
+    pub chips_per_channel: u32,
+    /// Dies (LUNs) per package; each die runs one operation at a time.
+    pub dies_per_chip: u32,
+    /// Planes per die; with `multi_plane` a program writes one page in every plane at once.
+    pub planes_per_die: u32,
+    /// Erase blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Pages per erase block.
+    pub pages_per_block: u32,
+    /// User data per page (parity not included) [size].
+    pub page_size: ByteSize,
+    /// Bytes of ECC parity moved with each mapping unit read over the channel [size].
+    pub parity_per_codeword: ByteSize,
+    /// Cell type: slc, mlc, tlc or qlc.
+    pub cell: CellType,
+    /// ONFI data rate of the 8-bit channel bus [transfers/s].
+    pub bus_rate: TransferRate,
+    /// Command and address cycles on the channel before each operation [duration].
+    pub command_time: Duration,
+    /// Array read time, one value or one per page type (lower first) [duration].
+    pub t_read: PerPageType,
+    /// Program time, one value or one per page type (lower first) [duration].
+    pub t_program: PerPageType,
+    /// Block erase time [duration].
+    pub t_erase: Duration,
+    /// Program multi-plane: one program writes a page in each plane of the die.
+    pub multi_plane: bool,
+    /// Relative spread of program time, the standard deviation of a normal factor around 1
+    /// (clamped to ±3 sigma) [fraction].
+    pub program_time_spread: f64,
+}
+
+impl Default for FlashConfig {
+    fn default() -> Self {
+        FlashConfig {
+            channels: 16,
+            chips_per_channel: 1,
+            dies_per_chip: 8,
+            planes_per_die: 2,
+            blocks_per_plane: 1024,
+            pages_per_block: 256,
+            page_size: ByteSize(16 * 1024),
+            parity_per_codeword: ByteSize(224),
+            cell: CellType::Tlc,
+            bus_rate: TransferRate(400e6),
+            command_time: Duration::from_nanos(300),
+            t_read: PerPageType::One(Duration::from_micros(80)),
+            t_program: PerPageType::One(Duration::from_millis(2)),
+            t_erase: Duration::from_millis(5),
+            multi_plane: true,
+            program_time_spread: 0.0,
+        }
+    }
+}
+
+/// Logical-to-physical mapping scheme.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingKind {
+    /// Page mapping at `mapping_unit` granularity.
+    Page,
+}
+
+/// Garbage-collection victim selection.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPolicyKind {
+    /// The block with the fewest valid units.
+    Greedy,
+    /// The best (1 − u)·age / 2u among the lowest-utilisation candidates (Kawaguchi et al.).
+    CostBenefit,
+    /// A random closed block with at least one invalid unit.
+    Random,
+    /// The block closed longest ago.
+    Fifo,
+}
+
+/// The flash translation layer.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Mapping scheme: `page`.
+    pub mapping: MappingKind,
+    /// Mapping granularity; host commands are split into transactions of this size [size].
+    pub mapping_unit: ByteSize,
+    /// Raw capacity hidden from the host as spare [fraction of raw capacity].
+    pub over_provisioning: f64,
+    /// GC starts on a plane when its free blocks fall below this fraction of its blocks [fraction].
+    pub gc_threshold: f64,
+    /// Victim selection: greedy, cost_benefit, random or fifo.
+    pub gc_policy: GcPolicyKind,
+    /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
+    pub gc_candidates: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping: MappingKind::Page,
+            mapping_unit: ByteSize(4096),
+            over_provisioning: 0.30,
+            gc_threshold: 0.10,
+            gc_policy: GcPolicyKind::Greedy,
+            gc_candidates: 32,
+        }
+    }
+}
+
+/// Source of host commands.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// fio-like synthetic generator.
+    Synthetic,
+}
+
+/// Address order of the synthetic generator.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    Random,
+    Sequential,
+}
+
+/// Popularity of addresses for random patterns.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// Every aligned offset in the span equally likely.
+    Uniform,
+    /// Zipf over the span's aligned offsets with exponent `zipf_theta` (rank 1 = first offset).
+    Zipf,
+    /// JEDEC JESD219 enterprise skew: 50% of accesses to the first 5% of the span, 30% to the next
+    /// 15%, 20% to the remaining 80%.
+    Jesd219,
+}
+
+/// How the drive is brought to a used state before the measured run (no simulated time passes).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Precondition {
+    /// Start from an empty drive.
+    None,
+    /// Write the workload's span once, sequentially.
+    Fill,
+    /// `fill`, then uniform random overwrites of the span with GC, so valid data is fragmented
+    /// as on a used drive.
+    Steady,
+}
+
+/// The workload.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    /// Workload kind: `synthetic`.
+    pub kind: WorkloadKind,
+    /// Fraction of commands that are reads [fraction].
+    pub read_fraction: f64,
+    /// Command size when `bssplit` is empty [size].
+    pub block_size: ByteSize,
+    /// Command-size mix as `[size, weight]` pairs, e.g. `[["4KiB", 0.67], ["8KiB", 0.33]]`; the
+    /// weights are normalised. Overrides `block_size` when not empty.
+    pub bssplit: Vec<(ByteSize, f64)>,
+    /// Address pattern: random or sequential.
+    pub pattern: Pattern,
+    /// Popularity for random patterns: uniform, zipf or jesd219.
+    pub distribution: Distribution,
+    /// Zipf exponent for `distribution = "zipf"` (larger is more skewed).
+    pub zipf_theta: f64,
+    /// Fraction of the logical space addressed, from offset 0 [fraction].
+    pub span: f64,
+    /// Commands to run; 0 means run for `duration`.
+    pub io_count: u64,
+    /// Simulated run time when `io_count` is 0 [duration].
+    pub duration: Duration,
+    /// Drive state before the run: none, fill or steady.
+    pub precondition: Precondition,
+    /// Random overwrites done by `steady` preconditioning [multiples of the span].
+    pub steady_overwrites: f64,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            kind: WorkloadKind::Synthetic,
+            read_fraction: 0.7,
+            block_size: ByteSize(4096),
+            bssplit: Vec::new(),
+            pattern: Pattern::Random,
+            distribution: Distribution::Uniform,
+            zipf_theta: 1.2,
+            span: 1.0,
+            io_count: 200_000,
+            duration: Duration::ZERO,
+            precondition: Precondition::Fill,
+            steady_overwrites: 1.0,
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Quantities with units at the config edge: durations (`"80us"`), byte sizes (`"16KiB"`) and
+//! transfer rates (`"400MT/s"`).
+//!
+//! Every quantity is a string with its unit, so a scenario file never has a bare number whose unit
+//! the reader must guess. Binary prefixes (KiB, MiB, GiB, TiB) are powers of 1024; decimal prefixes
+//! (KB, MB, GB, TB) are powers of 1000.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::sim::time::Duration;
+
+/// Splits `"12.5us"` into `(12.5, "us")`.
+fn split_number(text: &str) -> Option<(f64, &str)> {
+    let text = text.trim();
+    let end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(text.len());
+    let number: String = text[..end].chars().filter(|&c| c != '_').collect();
+    let value: f64 = number.parse().ok()?;
+    if !value.is_finite() || value < 0.0 {
+        return None;
+    }
+    Some((value, text[end..].trim()))
+}
+
+/// Parses a duration such as `"80us"`, `"1.2ms"`, `"5s"`, `"300ns"`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let fail = || format!("`{text}` is not a duration; use a number and a unit: ns, us, ms or s (e.g. \"80us\")");
+    let (value, unit) = split_number(text).ok_or_else(fail)?;
+    let nanos_per_unit = match unit {
+        "ns" => 1.0,
+        "us" | "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "min" => 60e9,
+        _ => return Err(fail()),
+    };
+    let nanos = value * nanos_per_unit;
+    if nanos > u64::MAX as f64 / 2.0 {
+        return Err(format!("`{text}` is too long a duration"));
+    }
+    Ok(Duration::from_nanos(nanos.round() as u64))
+}
+
+/// A number of bytes, written with a unit: `"4KiB"`, `"16KiB"`, `"512B"`, `"1GB"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ByteSize(pub u64);
+
+impl ByteSize {
+    pub const fn bytes(self) -> u64 {
+        self.0
+    }
+}
+
+/// Parses a byte size such as `"4KiB"` or `"1.5MB"`.
+pub fn parse_byte_size(text: &str) -> Result<ByteSize, String> {
+    let fail = || format!("`{text}` is not a size; use a number and a unit: B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000), e.g. \"4KiB\"");
+    let (value, unit) = split_number(text).ok_or_else(fail)?;
+    let multiplier: f64 = match unit {
+        "B" => 1.0,
+        "KiB" | "K" | "k" => 1024.0,
+        "MiB" | "M" => 1024.0 * 1024.0,
+        "GiB" | "G" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" | "T" => 1024.0f64.powi(4),
+        "KB" | "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        _ => return Err(fail()),
+    };
+    let bytes = value * multiplier;
+    if bytes.fract() != 0.0 {
+        return Err(format!("`{text}` is not a whole number of bytes"));
+    }
+    Ok(ByteSize(bytes as u64))
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let units = [("TiB", 1u64 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+        for (name, size) in units {
+            if self.0 >= size && self.0 % size == 0 {
+                return write!(f, "{}{name}", self.0 / size);
+            }
+        }
+        write!(f, "{}B", self.0)
+    }
+}
+
+/// A bus transfer rate in transfers per second, written `"400MT/s"` or `"1.2GT/s"`.
+#[derive(Clone, Copy, Debug, PartialEq, PartialOrd, Default)]
+pub struct TransferRate(pub f64);
+
+impl TransferRate {
+    pub fn per_second(self) -> f64 {
+        self.0
+    }
+}
+
+/// Parses a transfer rate such as `"400MT/s"`.
+pub fn parse_transfer_rate(text: &str) -> Result<TransferRate, String> {
+    let fail = || format!("`{text}` is not a transfer rate; use a number and MT/s or GT/s, e.g. \"400MT/s\"");
+    let (value, unit) = split_number(text).ok_or_else(fail)?;
+    let multiplier = match unit {
+        "T/s" => 1.0,
+        "kT/s" => 1e3,
+        "MT/s" => 1e6,
+        "GT/s" => 1e9,
+        _ => return Err(fail()),
+    };
+    if value == 0.0 {
+        return Err(format!("`{text}` is zero; a bus needs a positive rate"));
+    }
+    Ok(TransferRate(value * multiplier))
+}
+
+impl fmt::Display for TransferRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}MT/s", self.0 / 1e6)
+    }
+}
+
+/// Serde and schema glue: each unit type reads from and writes to its string form.
+macro_rules! unit_string_type {
+    ($type:ty, $parse:path, $name:literal, $example:literal, $pattern:literal) => {
+        impl Serialize for $type {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+        impl<'de> Deserialize<'de> for $type {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                struct Visitor;
+                impl de::Visitor<'_> for Visitor {
+                    type Value = $type;
+                    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                        write!(f, "a {} string such as \"{}\"", $name, $example)
+                    }
+                    fn visit_str<E: de::Error>(self, text: &str) -> Result<$type, E> {
+                        $parse(text).map_err(E::custom)
+                    }
+                }
+                deserializer.deserialize_any(Visitor)
+            }
+        }
+        impl JsonSchema for $type {
+            fn schema_name() -> Cow<'static, str> {
+                Cow::Borrowed($name)
+            }
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                json_schema!({
+                    "type": "string",
+                    "pattern": $pattern,
+                    "examples": [$example],
+                })
+            }
+        }
+    };
+}
+
+unit_string_type!(Duration, parse_duration, "duration", "80us", r"^[0-9_.]+\s*(ns|us|µs|ms|s|min)$");
+unit_string_type!(ByteSize, parse_byte_size, "byte_size", "4KiB", r"^[0-9_.]+\s*(B|KiB|MiB|GiB|TiB|K|k|M|G|T|KB|kB|MB|GB|TB)$");
+unit_string_type!(TransferRate, parse_transfer_rate, "transfer_rate", "400MT/s", r"^[0-9_.]+\s*(T/s|kT/s|MT/s|GT/s)$");
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_with_units() {
+        assert_eq!(parse_duration("80us").unwrap(), Duration::from_micros(80));
+        assert_eq!(parse_duration("1.2ms").unwrap(), Duration::from_micros(1200));
+        assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
+        assert_eq!(parse_duration("300ns").unwrap(), Duration::from_nanos(300));
+        assert_eq!(parse_duration("0us").unwrap(), Duration::ZERO);
+    }
+
+    #[test]
+    fn durations_without_unit_are_rejected() {
+        let message = parse_duration("80").unwrap_err();
+        assert!(message.contains("ns, us, ms or s"), "{message}");
+        assert!(parse_duration("-1us").is_err());
+        assert!(parse_duration("fast").is_err());
+    }
+
+    #[test]
+    fn sizes_parse_binary_and_decimal() {
+        assert_eq!(parse_byte_size("16KiB").unwrap(), ByteSize(16384));
+        assert_eq!(parse_byte_size("4KB").unwrap(), ByteSize(4000));
+        assert_eq!(parse_byte_size("1GiB").unwrap(), ByteSize(1 << 30));
+        assert_eq!(parse_byte_size("512B").unwrap(), ByteSize(512));
+        assert!(parse_byte_size("16").is_err());
+        assert!(parse_byte_size("0.5B").is_err());
+        assert_eq!(ByteSize(16384).to_string(), "16KiB");
+    }
+
+    #[test]
+    fn rates_parse() {
+        assert_eq!(parse_transfer_rate("400MT/s").unwrap(), TransferRate(400e6));
+        assert_eq!(parse_transfer_rate("1.2GT/s").unwrap(), TransferRate(1.2e9));
+        assert!(parse_transfer_rate("400MHz").is_err());
+        assert!(parse_transfer_rate("0MT/s").is_err());
+    }
+}

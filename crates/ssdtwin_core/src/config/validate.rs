@@ -1,0 +1,199 @@
+//! Range checks on a deserialized scenario: each failure names the key, the value and what is
+//! allowed.
+
+use super::{ConfigError, Scenario};
+use crate::sim::time::Duration;
+
+fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("{value} is out of range; allowed: {allowed}")))
+    }
+}
+
+fn fraction(key: &str, value: f64, low_open: bool, high_open: bool) -> Result<(), ConfigError> {
+    let low_ok = if low_open { value > 0.0 } else { value >= 0.0 };
+    let high_ok = if high_open { value < 1.0 } else { value <= 1.0 };
+    let allowed = format!(
+        "a fraction {}0, 1{}",
+        if low_open { "in (" } else { "in [" },
+        if high_open { ")" } else { "]" }
+    );
+    check(value.is_finite() && low_ok && high_ok, key, value, &allowed)
+}
+
+/// Largest number of physical mapping units the flat mapping table can address (u32 indices).
+pub const MAX_PHYSICAL_UNITS: u64 = u32::MAX as u64 - 1;
+
+pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
+    let host = &scenario.host;
+    check((1..=65_535).contains(&host.queue_depth), "host.queue_depth", host.queue_depth, "1 to 65535")?;
+    check((1..=6).contains(&host.pcie_generation), "host.pcie_generation", host.pcie_generation, "1 to 6")?;
+    check([1, 2, 4, 8, 16].contains(&host.pcie_lanes), "host.pcie_lanes", host.pcie_lanes, "1, 2, 4, 8 or 16")?;
+    check(
+        host.arrival_rate.is_finite() && host.arrival_rate > 0.0 && host.arrival_rate <= 1e9,
+        "host.arrival_rate",
+        host.arrival_rate,
+        "more than 0 and at most 1e9 commands/s",
+    )?;
+
+    let controller = &scenario.controller;
+    check((1..=1 << 24).contains(&controller.frame_buffer), "controller.frame_buffer", controller.frame_buffer, "1 to 16777216")?;
+    check((1..=1024).contains(&controller.die_queue_depth), "controller.die_queue_depth", controller.die_queue_depth, "1 to 1024")?;
+
+    let flash = &scenario.flash;
+    check((1..=1024).contains(&flash.channels), "flash.channels", flash.channels, "1 to 1024")?;
+    check((1..=64).contains(&flash.chips_per_channel), "flash.chips_per_channel", flash.chips_per_channel, "1 to 64")?;
+    check((1..=64).contains(&flash.dies_per_chip), "flash.dies_per_chip", flash.dies_per_chip, "1 to 64")?;
+    check((1..=16).contains(&flash.planes_per_die), "flash.planes_per_die", flash.planes_per_die, "1 to 16")?;
+    check((4..=1 << 20).contains(&flash.blocks_per_plane), "flash.blocks_per_plane", flash.blocks_per_plane, "4 to 1048576")?;
+    check((1..=65_535).contains(&flash.pages_per_block), "flash.pages_per_block", flash.pages_per_block, "1 to 65535")?;
+    let page = flash.page_size.bytes();
+    check(page >= 512 && page <= 1 << 20 && page.is_power_of_two(), "flash.page_size", flash.page_size, "a power of two from 512B to 1MiB")?;
+    check(flash.parity_per_codeword.bytes() <= page, "flash.parity_per_codeword", flash.parity_per_codeword, "at most page_size")?;
+    check(flash.bus_rate.per_second() <= 1e11, "flash.bus_rate", flash.bus_rate, "at most 100GT/s")?;
+    let page_types = flash.cell.page_types();
+    for (key, latencies) in [("flash.t_read", &flash.t_read), ("flash.t_program", &flash.t_program)] {
+        match latencies {
+            super::PerPageType::One(latency) => check(*latency > Duration::ZERO, key, latency, "a positive duration")?,
+            super::PerPageType::PerType(list) => {
+                check(
+                    list.len() == page_types,
+                    key,
+                    format!("a list of {}", list.len()),
+                    &format!("one duration, or {page_types} (one per page type of a {:?} cell)", flash.cell).to_lowercase(),
+                )?;
+                for latency in list {
+                    check(*latency > Duration::ZERO, key, latency, "positive durations")?;
+                }
+            }
+        }
+    }
+    check(flash.t_erase > Duration::ZERO, "flash.t_erase", flash.t_erase, "a positive duration")?;
+    check(
+        flash.program_time_spread.is_finite() && (0.0..=0.3).contains(&flash.program_time_spread),
+        "flash.program_time_spread",
+        flash.program_time_spread,
+        "0 to 0.3 (standard deviation as a fraction of the program time)",
+    )?;
+
+    let ftl = &scenario.ftl;
+    let unit = ftl.mapping_unit.bytes();
+    check(
+        unit >= 512 && unit.is_power_of_two() && unit <= page,
+        "ftl.mapping_unit",
+        ftl.mapping_unit,
+        &format!("a power of two from 512B to the page size ({})", flash.page_size),
+    )?;
+    check(
+        ftl.over_provisioning.is_finite() && (0.02..=0.9).contains(&ftl.over_provisioning),
+        "ftl.over_provisioning",
+        ftl.over_provisioning,
+        "0.02 to 0.9",
+    )?;
+    check(
+        ftl.gc_threshold.is_finite() && ftl.gc_threshold > 0.0 && ftl.gc_threshold < ftl.over_provisioning,
+        "ftl.gc_threshold",
+        ftl.gc_threshold,
+        &format!("more than 0 and less than ftl.over_provisioning ({})", ftl.over_provisioning),
+    )?;
+    check((1..=4096).contains(&ftl.gc_candidates), "ftl.gc_candidates", ftl.gc_candidates, "1 to 4096")?;
+    let units_per_page = page / unit;
+    let physical_units = u64::from(flash.channels)
+        * u64::from(flash.chips_per_channel)
+        * u64::from(flash.dies_per_chip)
+        * u64::from(flash.planes_per_die)
+        * u64::from(flash.blocks_per_plane)
+        * u64::from(flash.pages_per_block)
+        * units_per_page;
+    check(
+        physical_units <= MAX_PHYSICAL_UNITS,
+        "flash",
+        format!("{physical_units} mapping units"),
+        &format!("at most {MAX_PHYSICAL_UNITS} mapping units of raw capacity; use a larger ftl.mapping_unit or fewer blocks"),
+    )?;
+
+    let workload = &scenario.workload;
+    fraction("workload.read_fraction", workload.read_fraction, false, false)?;
+    fraction("workload.span", workload.span, true, false)?;
+    let aligned = |size: u64| size >= unit && size % unit == 0 && size <= 1 << 30;
+    check(
+        aligned(workload.block_size.bytes()),
+        "workload.block_size",
+        workload.block_size,
+        &format!("a multiple of ftl.mapping_unit ({}) up to 1GiB", ftl.mapping_unit),
+    )?;
+    for (index, (size, weight)) in workload.bssplit.iter().enumerate() {
+        check(
+            aligned(size.bytes()),
+            &format!("workload.bssplit[{index}]"),
+            size,
+            &format!("a multiple of ftl.mapping_unit ({}) up to 1GiB", ftl.mapping_unit),
+        )?;
+        check(weight.is_finite() && *weight >= 0.0, &format!("workload.bssplit[{index}]"), weight, "a weight of 0 or more")?;
+    }
+    if !workload.bssplit.is_empty() {
+        let total: f64 = workload.bssplit.iter().map(|(_, weight)| weight).sum();
+        check(total > 0.0, "workload.bssplit", "all weights zero", "at least one positive weight")?;
+    }
+    check(
+        workload.zipf_theta.is_finite() && workload.zipf_theta > 0.0 && workload.zipf_theta <= 10.0,
+        "workload.zipf_theta",
+        workload.zipf_theta,
+        "more than 0 and at most 10",
+    )?;
+    check(
+        workload.io_count > 0 || workload.duration > Duration::ZERO,
+        "workload.io_count",
+        "0 with duration 0",
+        "a positive io_count, or io_count = 0 with a positive duration",
+    )?;
+    check(
+        workload.steady_overwrites.is_finite() && (0.0..=20.0).contains(&workload.steady_overwrites),
+        "workload.steady_overwrites",
+        workload.steady_overwrites,
+        "0 to 20",
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{load, Override, ScenarioSource};
+
+    fn error_for(setting: &str) -> super::ConfigError {
+        load(&ScenarioSource::Default, &[Override::parse(setting).unwrap()]).unwrap_err()
+    }
+
+    #[test]
+    fn out_of_range_values_name_key_value_and_range() {
+        let error = error_for("host.queue_depth=0");
+        assert_eq!(error.key, "host.queue_depth");
+        assert!(error.message.contains('0') && error.message.contains("1 to 65535"), "{error}");
+
+        let error = error_for("ftl.over_provisioning=1.5");
+        assert_eq!(error.key, "ftl.over_provisioning");
+        assert!(error.message.contains("1.5"), "{error}");
+
+        let error = error_for("workload.read_fraction=-0.1");
+        assert_eq!(error.key, "workload.read_fraction");
+
+        let error = error_for("host.pcie_lanes=3");
+        assert!(error.message.contains("1, 2, 4, 8 or 16"), "{error}");
+    }
+
+    #[test]
+    fn per_page_type_list_must_match_cell() {
+        let error = error_for("flash.t_read=[\"50us\", \"60us\"]");
+        assert_eq!(error.key, "flash.t_read");
+        assert!(error.message.contains("3"), "{error}");
+    }
+
+    #[test]
+    fn block_size_must_be_a_multiple_of_the_mapping_unit() {
+        let error = error_for("workload.block_size=\"6KiB\"");
+        assert_eq!(error.key, "workload.block_size");
+        assert!(error.message.contains("4KiB"), "{error}");
+    }
+}

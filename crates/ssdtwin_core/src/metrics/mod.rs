@@ -1,0 +1,2 @@
+//! Latency histograms, counters and the report.
+pub mod report;

@@ -1,0 +1,83 @@
+//! The report of one run (DESIGN.md section 3.3).
+use serde::Serialize;
+
+use crate::config::Scenario;
+
+/// Percentiles of one latency distribution [us].
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub p50: f64,
+    pub p90: f64,
+    pub p99: f64,
+    pub p99_9: f64,
+    pub p99_99: f64,
+    pub p99_999: f64,
+    pub max: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct LatencyReport {
+    pub read: LatencySummary,
+    pub write: LatencySummary,
+    pub all: LatencySummary,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlashCounters {
+    pub reads: u64,
+    pub programs: u64,
+    pub erases: u64,
+    pub gc_reads: u64,
+    pub gc_programs: u64,
+    pub mapping_reads: u64,
+    pub mapping_programs: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueueReport {
+    pub hol_events: u64,
+    pub die_utilization: f64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub ssdtwin_version: String,
+    pub seed: u64,
+    pub config: Scenario,
+    pub host_ios: u64,
+    pub simulated_time_s: f64,
+    pub wall_time_s: f64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub latency_us: LatencyReport,
+    pub flash: FlashCounters,
+    pub waf: f64,
+    pub queues: QueueReport,
+}
+
+impl Report {
+    pub fn placeholder(scenario: &Scenario) -> Report {
+        Report {
+            ssdtwin_version: crate::VERSION.to_string(),
+            seed: scenario.seed,
+            config: scenario.clone(),
+            host_ios: 0,
+            simulated_time_s: 0.0,
+            wall_time_s: 0.0,
+            iops: 0.0,
+            bandwidth_mib_s: 0.0,
+            latency_us: LatencyReport::default(),
+            flash: FlashCounters::default(),
+            waf: 1.0,
+            queues: QueueReport::default(),
+        }
+    }
+
+    /// The report as a JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a report always serializes")
+    }
+}
