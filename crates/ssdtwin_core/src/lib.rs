@@ -5,12 +5,17 @@
 //! it and returns a [`Report`]. See `ARCHITECTURE.md` for the map of the modules.
 
 pub mod config;
-pub mod sim;
+pub mod controller;
+pub mod flash;
+pub mod ftl;
+pub mod host;
 pub mod metrics;
+pub mod sim;
+pub mod workload;
 
 pub use config::{load, ConfigError, Override, Scenario, ScenarioSource};
 pub use metrics::report::Report;
-pub use sim::{Progress, RunError};
+pub use sim::{Progress, RunError, Simulation};
 
 /// Version of the simulator, written into every report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

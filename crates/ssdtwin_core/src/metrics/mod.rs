@@ -1,2 +1,3 @@
 //! Latency histograms, counters and the report.
+pub mod latency;
 pub mod report;

@@ -3,6 +3,7 @@ use serde::Serialize;
 
 use crate::config::Scenario;
 
+
 /// Percentiles of one latency distribution [us].
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LatencySummary {
@@ -41,6 +42,19 @@ pub struct QueueReport {
     pub die_utilization: f64,
 }
 
+/// About the simulator itself: work done and memory used.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SimulatorReport {
+    /// Events handled in the measured run.
+    pub events: u64,
+    /// Wall time spent preconditioning [s] (included in `wall_time_s`).
+    pub precondition_wall_time_s: f64,
+    /// Logical capacity [mapping units].
+    pub logical_units: u64,
+    /// Mapping and block tables per logical mapping unit [bytes].
+    pub state_bytes_per_mapping_unit: f64,
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Report {
@@ -56,26 +70,10 @@ pub struct Report {
     pub flash: FlashCounters,
     pub waf: f64,
     pub queues: QueueReport,
+    pub simulator: SimulatorReport,
 }
 
 impl Report {
-    pub fn placeholder(scenario: &Scenario) -> Report {
-        Report {
-            ssdtwin_version: crate::VERSION.to_string(),
-            seed: scenario.seed,
-            config: scenario.clone(),
-            host_ios: 0,
-            simulated_time_s: 0.0,
-            wall_time_s: 0.0,
-            iops: 0.0,
-            bandwidth_mib_s: 0.0,
-            latency_us: LatencyReport::default(),
-            flash: FlashCounters::default(),
-            waf: 1.0,
-            queues: QueueReport::default(),
-        }
-    }
-
     /// The report as a JSON value.
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a report always serializes")

@@ -1,5 +1,10 @@
 //! Time, the event queue, the random number generator and the assembled simulation.
+pub mod event;
+pub mod rng;
+pub mod simulation;
 pub mod time;
+
+pub use simulation::Simulation;
 
 use crate::config::Scenario;
 use crate::metrics::report::Report;
@@ -20,14 +25,18 @@ pub struct Progress {
 /// Why a run stopped without a report.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
+    /// The progress callback asked to stop.
     #[error("interrupted")]
     Interrupted,
+    /// The scenario cannot be simulated as configured.
     #[error("{0}")]
     Config(#[from] crate::config::ConfigError),
+    /// The drive stopped making progress (e.g. GC found nothing to reclaim).
+    #[error("{0}")]
+    Stalled(String),
 }
 
+/// Builds and runs the simulation of `scenario`.
 pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
-    // PLACEHOLDER for the Python-binding branch only; replaced by the engine on main.
-    let _ = progress(&Progress { phase: "run", fraction: 1.0, host_ios: 0, simulated_time_s: 0.0 });
-    Ok(Report::placeholder(scenario))
+    Simulation::new(scenario)?.run(progress)
 }

@@ -1,0 +1,152 @@
+//! The SSD controller's queueing system (the self-heating paper, section 4.2 and its Figure 6).
+//!
+//! A host command is split into mapping-unit transactions that wait, in order, in the host
+//! queue. The transaction at the head enters the frame buffer (which bounds transactions in flight
+//! over all dies) and then its die's target command queue (TCQ, `die_queue_depth` host operations
+//! waiting at or running on the die). When the head cannot enter either, it blocks everything
+//! behind it: a Head-of-Line (HoL) event. Writes fill a flash page (or a multi-plane page group) in
+//! the frame buffer; the full page becomes one program in the TCQ of its die. GC operations wait
+//! in a separate internal queue per die. The scheduler picks what an idle die serves next.
+
+pub mod scheduler;
+
+use std::collections::VecDeque;
+
+use crate::ftl::{ProgramTarget, Stream};
+use crate::sim::time::{Duration, Time};
+
+/// Most planes one program can write (bounds the inline page list of an operation).
+pub const MAX_PLANES: usize = 16;
+
+/// A host command in flight.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Command {
+    /// When the command arrived at the host (open loop) or was submitted (closed loop).
+    pub arrival: Time,
+    pub is_read: bool,
+    pub first_unit: u32,
+    pub units: u32,
+    /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
+    pub remaining: u32,
+}
+
+/// One mapping unit of a command.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Transaction {
+    pub command: u32,
+    pub logical: u32,
+    pub physical: u32,
+}
+
+/// What a flash operation does.
+#[derive(Clone, Copy, Debug)]
+pub enum OpKind {
+    /// A host read of one transaction (reads of the same page are served together).
+    HostRead { transaction: u32 },
+    /// GC reads the valid units of one page of its victim.
+    GcRead { block: u32, page: u32, units: u32 },
+    /// A program of one page in each of `page_count` planes.
+    Program { stream: Stream, pages: [(u32, u32); MAX_PLANES], page_count: u8, units: u32 },
+    Erase { block: u32 },
+}
+
+/// An operation queued at or running on a die.
+#[derive(Clone, Copy, Debug)]
+pub struct FlashOp {
+    pub kind: OpKind,
+    /// Arrival order at the die (FIFO ties).
+    pub sequence: u64,
+}
+
+/// The queues in front of one die.
+#[derive(Debug, Default)]
+pub struct DieQueues {
+    /// Target command queue: host reads and programs, in arrival order.
+    pub host: VecDeque<u32>,
+    /// GC reads, programs and erases.
+    pub internal: VecDeque<u32>,
+}
+
+/// One die's queues and state.
+#[derive(Debug, Default)]
+pub struct Die {
+    pub queues: DieQueues,
+    pub running: Option<u32>,
+    /// Host operations queued or running (the TCQ occupancy).
+    pub host_slots: u32,
+    /// Transactions served by the running host read.
+    pub batch: Vec<u32>,
+    pub busy_since: Time,
+    pub busy: Duration,
+}
+
+/// A dense table with reusable slots: ids stay small integers, nothing is allocated once warm.
+#[derive(Debug)]
+pub struct Slab<T> {
+    pub items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T: Copy> Slab<T> {
+    pub fn insert(&mut self, item: T) -> u32 {
+        match self.free.pop() {
+            Some(id) => {
+                self.items[id as usize] = item;
+                id
+            }
+            None => {
+                self.items.push(item);
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn remove(&mut self, id: u32) -> T {
+        self.free.push(id);
+        self.items[id as usize]
+    }
+
+    pub fn in_use(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+}
+
+impl<T> std::ops::Index<u32> for Slab<T> {
+    type Output = T;
+    fn index(&self, id: u32) -> &T {
+        &self.items[id as usize]
+    }
+}
+impl<T> std::ops::IndexMut<u32> for Slab<T> {
+    fn index_mut(&mut self, id: u32) -> &mut T {
+        &mut self.items[id as usize]
+    }
+}
+
+/// Host data being gathered into one program.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenProgram {
+    pub target: ProgramTarget,
+    pub pages: [(u32, u32); MAX_PLANES],
+    pub filled: u32,
+    pub capacity: u32,
+}
+
+/// Garbage collection in progress on one plane.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneGc {
+    /// The victim block, or `ftl::mapping::NONE`.
+    pub victim: u32,
+    /// Next victim page to read.
+    pub next_page: u32,
+    pub reads_in_flight: u32,
+}
+
+/// GC page reads in flight per plane: copying proceeds page by page, never flooding a die.
+pub const GC_READ_WINDOW: u32 = 2;

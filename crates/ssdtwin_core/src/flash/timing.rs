@@ -1,0 +1,66 @@
+//! The flash timing table: per-page-type array times, bus transfer times, program variability.
+//!
+//! Timing is data (a table the presets fill in), not code paths per vendor. Transfer time is
+//! `bytes / bus_rate` on the 8-bit ONFI bus (one byte per transfer) plus the command/address
+//! cycles; a read moves only the codewords it needs (column addressing), a program the whole
+//! payload (MODELS.md section 6.2).
+
+use crate::config::Scenario;
+use crate::sim::rng::Rng;
+use crate::sim::time::Duration;
+
+use super::Geometry;
+
+#[derive(Clone, Debug)]
+pub struct Timing {
+    /// Array read time per page type.
+    pub read: Vec<Duration>,
+    /// Program time per page type.
+    pub program: Vec<Duration>,
+    pub erase: Duration,
+    /// Command and address cycles before an operation.
+    pub command: Duration,
+    /// Bus rate [bytes/s] (8-bit bus: one byte per transfer).
+    bus_bytes_per_second: f64,
+    /// Relative standard deviation of program time.
+    program_spread: f64,
+    unit_bytes: u64,
+    parity_bytes: u64,
+}
+
+impl Timing {
+    pub fn from_scenario(scenario: &Scenario, geometry: &Geometry) -> Timing {
+        let flash = &scenario.flash;
+        let types = geometry.page_types as usize;
+        Timing {
+            read: (0..types).map(|t| flash.t_read.for_type(t)).collect(),
+            program: (0..types).map(|t| flash.t_program.for_type(t)).collect(),
+            erase: flash.t_erase,
+            command: flash.command_time,
+            bus_bytes_per_second: flash.bus_rate.per_second(),
+            program_spread: flash.program_time_spread,
+            unit_bytes: geometry.unit_bytes,
+            parity_bytes: geometry.parity_bytes,
+        }
+    }
+
+    /// Bus time to move `units` mapping units with their parity (reads: column addressing).
+    pub fn read_transfer(&self, units: u32) -> Duration {
+        Duration::for_transfer(u64::from(units) * (self.unit_bytes + self.parity_bytes), self.bus_bytes_per_second)
+    }
+
+    /// Bus time to load `units` mapping units with parity for a program, plus the command cycles.
+    pub fn program_transfer(&self, units: u32) -> Duration {
+        self.command + self.read_transfer(units)
+    }
+
+    /// Program time of a page of type `page_type`, with the configured variability.
+    pub fn program_time(&self, page_type: usize, rng: &mut Rng) -> Duration {
+        let nominal = self.program[page_type];
+        if self.program_spread == 0.0 {
+            return nominal;
+        }
+        let factor = 1.0 + self.program_spread * rng.normal().clamp(-3.0, 3.0);
+        nominal.scaled(factor)
+    }
+}

@@ -1,0 +1,203 @@
+//! Per-block state and the closed blocks of each plane bucketed by valid count.
+//!
+//! A block is free, open (being written), closed (full and programmed: a GC candidate) or a GC
+//! victim. Closed blocks sit in one doubly linked list per (plane, valid count), so an
+//! invalidation moves a block between buckets in O(1) and the lowest-valid blocks of a plane are
+//! found without scanning its blocks (DESIGN section 5).
+
+use super::mapping::NONE;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockState {
+    Free,
+    Open,
+    Closed,
+    Victim,
+}
+
+#[derive(Clone, Debug)]
+pub struct BlockTable {
+    blocks_per_plane: u32,
+    units_per_block: u32,
+    pub state: Vec<BlockState>,
+    /// Valid mapping units in the block.
+    pub valid: Vec<u32>,
+    /// Pages handed out to writers.
+    pub allocated_pages: Vec<u32>,
+    /// Pages whose program has completed.
+    pub programmed_pages: Vec<u32>,
+    /// Order in which the block was closed (older blocks have smaller numbers).
+    pub closed_order: Vec<u64>,
+    pub erase_count: Vec<u32>,
+    next: Vec<u32>,
+    previous: Vec<u32>,
+    /// Bucket heads: `plane * (units_per_block + 1) + valid`.
+    heads: Vec<u32>,
+    /// Lowest possibly non-empty bucket per plane (a hint, never above the true minimum).
+    lowest_hint: Vec<u32>,
+    /// Closed blocks per plane.
+    pub closed_count: Vec<u32>,
+}
+
+impl BlockTable {
+    pub fn new(planes: u32, blocks_per_plane: u32, units_per_block: u32) -> BlockTable {
+        let blocks = (planes * blocks_per_plane) as usize;
+        BlockTable {
+            blocks_per_plane,
+            units_per_block,
+            state: vec![BlockState::Free; blocks],
+            valid: vec![0; blocks],
+            allocated_pages: vec![0; blocks],
+            programmed_pages: vec![0; blocks],
+            closed_order: vec![0; blocks],
+            erase_count: vec![0; blocks],
+            next: vec![NONE; blocks],
+            previous: vec![NONE; blocks],
+            heads: vec![NONE; (planes * (units_per_block + 1)) as usize],
+            lowest_hint: vec![0; planes as usize],
+            closed_count: vec![0; planes as usize],
+        }
+    }
+
+    fn head_index(&self, block: u32, valid: u32) -> usize {
+        ((block / self.blocks_per_plane) * (self.units_per_block + 1) + valid) as usize
+    }
+
+    fn link(&mut self, block: u32) {
+        let plane = (block / self.blocks_per_plane) as usize;
+        let valid = self.valid[block as usize];
+        let head = self.head_index(block, valid);
+        let first = self.heads[head];
+        self.next[block as usize] = first;
+        self.previous[block as usize] = NONE;
+        if first != NONE {
+            self.previous[first as usize] = block;
+        }
+        self.heads[head] = block;
+        if valid < self.lowest_hint[plane] {
+            self.lowest_hint[plane] = valid;
+        }
+    }
+
+    fn unlink(&mut self, block: u32) {
+        let (next, previous) = (self.next[block as usize], self.previous[block as usize]);
+        if previous == NONE {
+            let head = self.head_index(block, self.valid[block as usize]);
+            self.heads[head] = next;
+        } else {
+            self.next[previous as usize] = next;
+        }
+        if next != NONE {
+            self.previous[next as usize] = previous;
+        }
+    }
+
+    /// One more valid unit in `block` (an open block: no bucket to move).
+    #[inline]
+    pub fn add_valid(&mut self, block: u32) {
+        self.valid[block as usize] += 1;
+    }
+
+    /// One valid unit of `block` became stale.
+    #[inline]
+    pub fn invalidate(&mut self, block: u32) {
+        if self.state[block as usize] == BlockState::Closed {
+            self.unlink(block);
+            self.valid[block as usize] -= 1;
+            self.link(block);
+        } else {
+            self.valid[block as usize] -= 1;
+        }
+    }
+
+    /// A full, programmed block becomes a GC candidate.
+    pub fn close(&mut self, block: u32, order: u64) {
+        self.state[block as usize] = BlockState::Closed;
+        self.closed_order[block as usize] = order;
+        self.closed_count[(block / self.blocks_per_plane) as usize] += 1;
+        self.link(block);
+    }
+
+    /// A closed block chosen as GC victim leaves the candidate buckets.
+    pub fn take_victim(&mut self, block: u32) {
+        debug_assert_eq!(self.state[block as usize], BlockState::Closed);
+        self.unlink(block);
+        self.state[block as usize] = BlockState::Victim;
+        self.closed_count[(block / self.blocks_per_plane) as usize] -= 1;
+    }
+
+    /// An erased block is free again.
+    pub fn erase(&mut self, block: u32) {
+        let index = block as usize;
+        debug_assert_eq!(self.valid[index], 0, "erasing a block with valid data");
+        self.state[index] = BlockState::Free;
+        self.allocated_pages[index] = 0;
+        self.programmed_pages[index] = 0;
+        self.erase_count[index] += 1;
+    }
+
+    /// Moves the plane's lowest-bucket hint up past empty buckets.
+    pub fn settle_hint(&mut self, plane: u32) {
+        let base = (plane * (self.units_per_block + 1)) as usize;
+        let mut valid = self.lowest_hint[plane as usize];
+        while valid <= self.units_per_block && self.heads[base + valid as usize] == NONE {
+            valid += 1;
+        }
+        self.lowest_hint[plane as usize] = valid;
+    }
+
+    /// Calls `visit(block, valid)` on closed blocks of `plane` in increasing valid count until it
+    /// returns false. Call [`Self::settle_hint`] first to skip empty buckets.
+    pub fn for_each_lowest(&self, plane: u32, mut visit: impl FnMut(u32, u32) -> bool) {
+        let base = (plane * (self.units_per_block + 1)) as usize;
+        for valid in self.lowest_hint[plane as usize]..=self.units_per_block {
+            let mut block = self.heads[base + valid as usize];
+            while block != NONE {
+                if !visit(block, valid) {
+                    return;
+                }
+                block = self.next[block as usize];
+            }
+        }
+    }
+
+    /// Bytes of simulator state held by the table.
+    pub fn state_bytes(&self) -> usize {
+        let per_block = std::mem::size_of::<BlockState>() + 4 * 6 + 8;
+        self.state.len() * per_block + (self.heads.len() + self.lowest_hint.len() + self.closed_count.len()) * 4
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lowest_buckets_follow_invalidations() {
+        let mut table = BlockTable::new(1, 4, 8);
+        for block in 0..4 {
+            for _ in 0..8 {
+                table.add_valid(block);
+            }
+            table.close(block, u64::from(block));
+        }
+        table.invalidate(2);
+        table.invalidate(2);
+        table.invalidate(1);
+        let mut seen = Vec::new();
+        table.settle_hint(0);
+        table.for_each_lowest(0, |block, valid| {
+            seen.push((block, valid));
+            seen.len() < 2
+        });
+        assert_eq!(seen, [(2, 6), (1, 7)]);
+        table.take_victim(2);
+        let mut first = None;
+        table.settle_hint(0);
+        table.for_each_lowest(0, |block, _| {
+            first = Some(block);
+            false
+        });
+        assert_eq!(first, Some(1));
+    }
+}

@@ -1,0 +1,351 @@
+//! The flash translation layer: page mapping, block allocation, GC victims, preconditioning.
+//!
+//! Page mapping at mapping-unit granularity (DESIGN section 4): host writes fill whole flash
+//! pages (a page per plane of the target die when programming multi-plane) striped over dies in
+//! channel-major order, so consecutive pages land on different channels. Each plane keeps its own
+//! free blocks and two open blocks, one for host data and one for GC copies. GC runs on a plane
+//! when its free blocks fall below `gc_threshold` of its blocks; the victim policy is one of
+//! `gc/`. Valid data is copied within the plane (read + program), then the victim is erased.
+//!
+//! The FTL holds state only; the simulation decides when things happen. The same calls serve the
+//! timed run and the functional preconditioning, which completes every program at once.
+
+pub mod blocks;
+pub mod gc;
+pub mod mapping;
+
+use std::collections::VecDeque;
+
+use blocks::{BlockState, BlockTable};
+use gc::{VictimContext, VictimPolicy};
+use mapping::{Mapping, NONE};
+
+use crate::config::{Precondition, Scenario};
+use crate::flash::Geometry;
+use crate::sim::rng::Rng;
+
+/// Who writes: the host or garbage collection. Each has its own open block per plane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    User = 0,
+    Gc = 1,
+}
+
+/// Where one program writes: a die and the planes it programs at once.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProgramTarget {
+    pub die: u32,
+    pub first_plane: u32,
+    pub plane_count: u32,
+}
+
+/// A page being filled with units before its program.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenPage {
+    pub block: u32,
+    pub page: u32,
+    pub filled: u32,
+}
+
+/// Counts of data placed by each stream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlacementCounts {
+    pub user_units: u64,
+    pub gc_units: u64,
+    pub erases: u64,
+}
+
+#[derive(Debug)]
+pub struct Ftl {
+    pub geometry: Geometry,
+    pub mapping: Mapping,
+    pub blocks: BlockTable,
+    free: Vec<VecDeque<u32>>,
+    /// Open block per plane, indexed `stream * planes + plane`.
+    active: Vec<u32>,
+    /// GC copies waiting for a full page, per plane.
+    gc_open: Vec<Option<OpenPage>>,
+    /// GC runs on a plane with fewer free blocks than this.
+    gc_trigger: usize,
+    policy: VictimPolicy,
+    rng: Rng,
+    close_order: u64,
+    targets: Vec<ProgramTarget>,
+    pub counts: PlacementCounts,
+}
+
+impl Ftl {
+    pub fn new(scenario: &Scenario, geometry: Geometry, rng: Rng) -> Ftl {
+        let planes = geometry.planes();
+        let logical_units = (geometry.physical_units() as f64 * (1.0 - scenario.ftl.over_provisioning)).floor() as u64;
+        let free = (0..planes)
+            .map(|plane| {
+                let first = geometry.first_block_of_plane(plane);
+                (first..first + geometry.blocks_per_plane).collect()
+            })
+            .collect();
+        let gc_trigger = ((scenario.ftl.gc_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize).max(2);
+        let targets = if scenario.flash.multi_plane {
+            (0..geometry.dies)
+                .map(|die| ProgramTarget { die, first_plane: die * geometry.planes_per_die, plane_count: geometry.planes_per_die })
+                .collect()
+        } else {
+            (0..geometry.planes_per_die)
+                .flat_map(|plane| {
+                    (0..geometry.dies).map(move |die| ProgramTarget {
+                        die,
+                        first_plane: die * geometry.planes_per_die + plane,
+                        plane_count: 1,
+                    })
+                })
+                .collect()
+        };
+        Ftl {
+            geometry,
+            mapping: Mapping::new(logical_units, geometry.physical_units()),
+            blocks: BlockTable::new(planes, geometry.blocks_per_plane, geometry.units_per_block()),
+            free,
+            active: vec![NONE; 2 * planes as usize],
+            gc_open: vec![None; planes as usize],
+            gc_trigger,
+            policy: VictimPolicy::new(&scenario.ftl, planes),
+            rng,
+            close_order: 0,
+            targets,
+            counts: PlacementCounts::default(),
+        }
+    }
+
+    /// Logical capacity exposed to the host [mapping units].
+    pub fn logical_units(&self) -> u32 {
+        self.mapping.logical_units() as u32
+    }
+
+    /// Program targets in striping order.
+    pub fn targets(&self) -> &[ProgramTarget] {
+        &self.targets
+    }
+
+    pub fn free_blocks(&self, plane: u32) -> usize {
+        self.free[plane as usize].len()
+    }
+
+    /// Whether `plane` is short of free blocks.
+    pub fn needs_gc(&self, plane: u32) -> bool {
+        self.free[plane as usize].len() < self.gc_trigger
+    }
+
+    /// Whether the data at `physical` is on flash (its page programmed) rather than in a buffer.
+    #[inline]
+    pub fn is_programmed(&self, physical: u32) -> bool {
+        let block = self.geometry.block_of_unit(physical);
+        self.geometry.page_of_unit(physical) < self.blocks.programmed_pages[block as usize]
+    }
+
+    fn active_block(&self, plane: u32, stream: Stream) -> u32 {
+        self.active[stream as usize * self.geometry.planes() as usize + plane as usize]
+    }
+
+    /// Whether `stream` can get a page in `plane` now. Host writes leave the last free block to GC.
+    pub fn can_allocate(&self, plane: u32, stream: Stream) -> bool {
+        let block = self.active_block(plane, stream);
+        if block != NONE && self.blocks.allocated_pages[block as usize] < self.geometry.pages_per_block {
+            return true;
+        }
+        let reserve = if stream == Stream::User { 1 } else { 0 };
+        self.free[plane as usize].len() > reserve
+    }
+
+    /// The next page of `stream`'s open block in `plane`, opening a free block if needed.
+    /// Call [`Self::can_allocate`] first.
+    pub fn allocate_page(&mut self, plane: u32, stream: Stream) -> (u32, u32) {
+        let slot = stream as usize * self.geometry.planes() as usize + plane as usize;
+        let mut block = self.active[slot];
+        if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
+            block = self.free[plane as usize].pop_front().expect("allocate_page called without a free block");
+            self.blocks.state[block as usize] = BlockState::Open;
+            self.active[slot] = block;
+        }
+        let page = self.blocks.allocated_pages[block as usize];
+        self.blocks.allocated_pages[block as usize] += 1;
+        (block, page)
+    }
+
+    /// Records that `logical` now lives at `physical`; the old copy becomes stale.
+    #[inline]
+    pub fn place(&mut self, logical: u32, physical: u32, stream: Stream) {
+        let old = self.mapping.remap(logical, physical);
+        if old != NONE {
+            self.blocks.invalidate(self.geometry.block_of_unit(old));
+        }
+        self.blocks.add_valid(self.geometry.block_of_unit(physical));
+        match stream {
+            Stream::User => self.counts.user_units += 1,
+            Stream::Gc => self.counts.gc_units += 1,
+        }
+    }
+
+    /// A page of `block` finished programming; a block whose pages are all programmed closes.
+    pub fn page_programmed(&mut self, block: u32) {
+        let index = block as usize;
+        self.blocks.programmed_pages[index] += 1;
+        if self.blocks.programmed_pages[index] == self.geometry.pages_per_block {
+            self.close_order += 1;
+            self.blocks.close(block, self.close_order);
+            self.policy.on_close(self.geometry.plane_of_block(block), block);
+        }
+    }
+
+    /// Chooses and claims a GC victim in `plane`, or `None` if no block would yield space.
+    pub fn take_victim(&mut self, plane: u32) -> Option<u32> {
+        let mut context = VictimContext {
+            blocks: &mut self.blocks,
+            plane,
+            first_block: self.geometry.first_block_of_plane(plane),
+            blocks_per_plane: self.geometry.blocks_per_plane,
+            units_per_block: self.geometry.units_per_block(),
+            now_order: self.close_order,
+            rng: &mut self.rng,
+        };
+        let victim = self.policy.select(&mut context)?;
+        self.blocks.take_victim(victim);
+        Some(victim)
+    }
+
+    /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
+    /// that filled the page, the page to program.
+    pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
+        let mut open = match self.gc_open[plane as usize] {
+            Some(open) => open,
+            None => {
+                let (block, page) = self.allocate_page(plane, Stream::Gc);
+                OpenPage { block, page, filled: 0 }
+            }
+        };
+        let physical = self.geometry.unit_address(open.block, open.page, open.filled);
+        self.place(logical, physical, Stream::Gc);
+        open.filled += 1;
+        if open.filled == self.geometry.units_per_page {
+            self.gc_open[plane as usize] = None;
+            (physical, Some((open.block, open.page)))
+        } else {
+            self.gc_open[plane as usize] = Some(open);
+            (physical, None)
+        }
+    }
+
+    /// An erased victim returns to its plane's free blocks.
+    pub fn erase(&mut self, block: u32) {
+        self.blocks.erase(block);
+        self.free[self.geometry.plane_of_block(block) as usize].push_back(block);
+        self.counts.erases += 1;
+    }
+
+    /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
+    /// would yield space.
+    fn collect_now(&mut self, plane: u32) -> bool {
+        let Some(victim) = self.take_victim(plane) else { return false };
+        let first = self.geometry.unit_address(victim, 0, 0);
+        for physical in first..first + self.geometry.units_per_block() {
+            let logical = self.mapping.logical(physical);
+            if logical != NONE {
+                if let (_, Some((block, _))) = self.place_gc_copy(plane, logical) {
+                    self.page_programmed(block);
+                }
+            }
+        }
+        self.erase(victim);
+        true
+    }
+
+    /// Brings the drive to the used state `precondition` asks for, without simulated time:
+    /// `fill` writes the first `span_units` logical units once, in order; `steady` then overwrites
+    /// `overwrites × span_units` random units of the span with GC as needed. `progress` gets the
+    /// fraction done now and then.
+    pub fn precondition(
+        &mut self,
+        precondition: Precondition,
+        span_units: u32,
+        overwrites: f64,
+        pattern_rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<bool, String> {
+        if precondition == Precondition::None {
+            return Ok(true);
+        }
+        let random_writes = match precondition {
+            Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
+            _ => 0,
+        };
+        let total = u64::from(span_units) + random_writes;
+        let mut writer = FunctionalWriter::default();
+        for index in 0..total {
+            let logical = if index < u64::from(span_units) {
+                index as u32
+            } else {
+                pattern_rng.below(u64::from(span_units)) as u32
+            };
+            writer.write(self, logical)?;
+            if index % (1 << 20) == 0 && !progress(index as f64 / total as f64) {
+                return Ok(false);
+            }
+        }
+        writer.finish(self);
+        // Preconditioning is not part of the measured run.
+        self.counts = PlacementCounts::default();
+        Ok(true)
+    }
+}
+
+/// Host-stream writer for preconditioning: fills program targets in striping order and
+/// completes each program at once.
+#[derive(Debug, Default)]
+struct FunctionalWriter {
+    target: usize,
+    pages: Vec<(u32, u32)>,
+    filled: u32,
+}
+
+impl FunctionalWriter {
+    fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<(), String> {
+        let units_per_page = ftl.geometry.units_per_page;
+        if self.filled as usize == self.pages.len() * units_per_page as usize {
+            self.finish(ftl);
+            self.open(ftl)?;
+        }
+        let (block, page) = self.pages[(self.filled / units_per_page) as usize];
+        let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
+        ftl.place(logical, physical, Stream::User);
+        self.filled += 1;
+        Ok(())
+    }
+
+    /// Opens the next program target that has room, collecting garbage first where needed.
+    fn open(&mut self, ftl: &mut Ftl) -> Result<(), String> {
+        let targets = ftl.targets.len();
+        for _ in 0..targets {
+            let target = ftl.targets[self.target];
+            self.target = (self.target + 1) % targets;
+            let planes = target.first_plane..target.first_plane + target.plane_count;
+            for plane in planes.clone() {
+                while ftl.needs_gc(plane) && ftl.collect_now(plane) {}
+            }
+            if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
+                self.pages.clear();
+                self.pages.extend(planes.map(|plane| ftl.allocate_page(plane, Stream::User)));
+                self.filled = 0;
+                return Ok(());
+            }
+        }
+        Err("preconditioning found no plane with free space: GC cannot reclaim any block; raise ftl.over_provisioning or lower workload.span".to_string())
+    }
+
+    /// Completes the open program (unfilled slots stay empty).
+    fn finish(&mut self, ftl: &mut Ftl) {
+        for &(block, _) in &self.pages {
+            ftl.page_programmed(block);
+        }
+        self.pages.clear();
+        self.filled = 0;
+    }
+}

@@ -1,0 +1,146 @@
+//! The host and its PCIe link.
+//!
+//! Closed loop: keep `queue_depth` commands in flight, a completion triggering the next
+//! submission. Open loop: commands arrive at `arrival_rate`, evenly spaced, and wait in the host
+//! while `queue_depth` are in flight. Either way, two submissions are at least
+//! `submission_interval` apart (the command-submission-time throttle of the self-heating paper).
+//! The link moves payloads at the PCIe rate, one direction independent of the other.
+
+use std::collections::VecDeque;
+
+use crate::config::{HostConfig, HostMode};
+use crate::sim::time::{Duration, Time};
+
+/// PCIe payload efficiency: 256 B maximum payload per TLP with about 24 B of header, sequence
+/// number, LCRC and framing [A].
+const TLP_EFFICIENCY: f64 = 256.0 / 280.0;
+
+/// Usable bytes per second of one PCIe link direction.
+pub fn pcie_bytes_per_second(generation: u8, lanes: u8) -> f64 {
+    // Per-lane transfer rate [GT/s] and line-code efficiency (PCI-SIG base specifications).
+    let (gigatransfers, encoding) = match generation {
+        1 => (2.5, 8.0 / 10.0),
+        2 => (5.0, 8.0 / 10.0),
+        3 => (8.0, 128.0 / 130.0),
+        4 => (16.0, 128.0 / 130.0),
+        5 => (32.0, 128.0 / 130.0),
+        _ => (64.0, 242.0 / 256.0),
+    };
+    gigatransfers * 1e9 * encoding / 8.0 * f64::from(lanes) * TLP_EFFICIENCY
+}
+
+/// The two directions of the link, each serving one payload at a time in request order.
+#[derive(Debug, Clone)]
+pub struct PcieLink {
+    bytes_per_second: f64,
+    to_device_free: Time,
+    to_host_free: Time,
+}
+
+impl PcieLink {
+    pub fn new(config: &HostConfig) -> PcieLink {
+        PcieLink {
+            bytes_per_second: pcie_bytes_per_second(config.pcie_generation, config.pcie_lanes),
+            to_device_free: Time::ZERO,
+            to_host_free: Time::ZERO,
+        }
+    }
+
+    pub fn transfer_time(&self, bytes: u64) -> Duration {
+        Duration::for_transfer(bytes, self.bytes_per_second)
+    }
+
+    /// Moves a write payload requested at `now`; returns when it has arrived.
+    pub fn to_device(&mut self, now: Time, bytes: u64) -> Time {
+        self.to_device_free = self.to_device_free.max(now) + self.transfer_time(bytes);
+        self.to_device_free
+    }
+
+    /// Moves read data requested at `now`; returns when it has arrived at the host.
+    pub fn to_host(&mut self, now: Time, bytes: u64) -> Time {
+        self.to_host_free = self.to_host_free.max(now) + self.transfer_time(bytes);
+        self.to_host_free
+    }
+}
+
+/// The host's side of the queueing: what is in flight, what waits, when it may submit.
+#[derive(Debug)]
+pub struct Host {
+    pub queue_depth: u32,
+    pub mode: HostMode,
+    pub submission_interval: Duration,
+    pub command_overhead: Duration,
+    /// Gap between open-loop arrivals.
+    pub arrival_gap: Duration,
+    /// Commands submitted and not completed.
+    pub outstanding: u32,
+    /// Open-loop arrivals waiting for a queue slot (arrival times).
+    pub backlog: VecDeque<Time>,
+    pub last_submission: Option<Time>,
+    /// A `HostSubmit` event is scheduled.
+    pub wakeup_pending: bool,
+    /// Commands generated so far.
+    pub issued: u64,
+    /// Commands to generate (0: until `stop_at`).
+    pub io_count: u64,
+    pub stop_at: Time,
+}
+
+impl Host {
+    pub fn new(config: &HostConfig, io_count: u64, duration: Duration) -> Host {
+        Host {
+            queue_depth: config.queue_depth,
+            mode: config.mode,
+            submission_interval: config.submission_interval,
+            command_overhead: config.command_overhead,
+            arrival_gap: Duration::from_secs_f64(1.0 / config.arrival_rate),
+            outstanding: 0,
+            backlog: VecDeque::new(),
+            last_submission: None,
+            wakeup_pending: false,
+            issued: 0,
+            io_count,
+            stop_at: if io_count > 0 { Time::MAX } else { Time::ZERO + duration },
+        }
+    }
+
+    /// Whether the workload has more commands to generate at `now`.
+    pub fn more_to_issue(&self, now: Time) -> bool {
+        if self.io_count > 0 {
+            self.issued < self.io_count
+        } else {
+            now < self.stop_at
+        }
+    }
+
+    /// Earliest instant the submission gap allows the next submission.
+    pub fn next_allowed(&self) -> Time {
+        match self.last_submission {
+            Some(last) => last + self.submission_interval,
+            None => Time::ZERO,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pcie_rates_follow_generation_and_lanes() {
+        // Gen3 x4: 8 GT/s x 128/130 / 8 x 4 = 3.94 GB/s before TLP overhead.
+        let gen3x4 = pcie_bytes_per_second(3, 4);
+        assert!((gen3x4 - 3.938e9 * TLP_EFFICIENCY).abs() < 1e7, "{gen3x4}");
+        let gen2x4 = pcie_bytes_per_second(2, 4);
+        assert!((gen2x4 - 2.0e9 * TLP_EFFICIENCY).abs() < 1e6, "{gen2x4}");
+        assert!((pcie_bytes_per_second(3, 8) / gen3x4 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn link_directions_are_independent() {
+        let mut link = PcieLink::new(&HostConfig::default());
+        let write_done = link.to_device(Time::ZERO, 1 << 20);
+        let read_done = link.to_host(Time::ZERO, 4096);
+        assert!(read_done < write_done, "a read does not wait for a write payload");
+    }
+}

@@ -1,0 +1,728 @@
+//! The assembled drive and its run loop.
+//!
+//! [`Simulation::new`] builds every component from one validated scenario, top to bottom;
+//! [`Simulation::run`] preconditions the drive, then pops events in `(time, sequence)` order and
+//! hands each to its handler until the workload is done. All state lives in this value: no
+//! globals, so simulations on different threads never meet.
+
+use std::time::Instant;
+
+use super::event::{Event, EventQueue};
+use super::rng::Rng;
+use super::time::{Duration, Time};
+use super::{Progress, RunError};
+use crate::config::{ConfigError, HostMode, Scenario};
+use crate::controller::scheduler::{Choice, Scheduler};
+use crate::controller::{
+    Command, Die, FlashOp, OpKind, OpenProgram, PlaneGc, Slab, Transaction, GC_READ_WINDOW, MAX_PLANES,
+};
+use crate::flash::{Channel, Geometry, Timing};
+use crate::ftl::mapping::NONE;
+use crate::ftl::{Ftl, Stream};
+use crate::host::{Host, PcieLink};
+use crate::metrics::latency::LatencyRecorder;
+use crate::metrics::report::{FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport};
+use crate::workload::synthetic::Synthetic;
+
+/// Events between two looks at the wall clock for progress reports.
+const PROGRESS_EVENT_STRIDE: u64 = 1 << 14;
+/// Wall time between two progress reports.
+const PROGRESS_WALL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// One simulated drive under one workload.
+#[derive(Debug)]
+pub struct Simulation {
+    scenario: Scenario,
+    geometry: Geometry,
+    timing: Timing,
+    events: EventQueue,
+    now: Time,
+    host: Host,
+    link: PcieLink,
+    workload: Synthetic,
+    span_units: u32,
+    ftl: Ftl,
+    channels: Vec<Channel>,
+    dies: Vec<Die>,
+    scheduler: Scheduler,
+    commands: Slab<Command>,
+    transactions: Slab<Transaction>,
+    ops: Slab<FlashOp>,
+    op_sequence: u64,
+    /// Transactions waiting, in order, to enter the frame buffer and their die queues.
+    host_queue: std::collections::VecDeque<u32>,
+    frame_buffer: u32,
+    frame_used: u32,
+    die_queue_depth: u32,
+    head_blocked: bool,
+    open_program: Option<OpenProgram>,
+    /// A full program waiting for a slot in its die's queue (blocks further writes).
+    pending_program: Option<(u32, u32)>,
+    next_target: usize,
+    gc: Vec<PlaneGc>,
+    flash_rng: Rng,
+    precondition_rng: Rng,
+    // Measurements.
+    read_latency: LatencyRecorder,
+    write_latency: LatencyRecorder,
+    completed: u64,
+    bytes_moved: u64,
+    last_completion: Time,
+    counters: FlashCounters,
+    hol_events: u64,
+    events_handled: u64,
+}
+
+impl Simulation {
+    /// Builds the drive and workload of `scenario`.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
+        let geometry = Geometry::from_scenario(scenario);
+        let timing = Timing::from_scenario(scenario, &geometry);
+        let ftl = Ftl::new(scenario, geometry, Rng::stream(scenario.seed, "ftl"));
+
+        let units_per_program = geometry.units_per_page * ftl.targets()[0].plane_count;
+        if scenario.controller.frame_buffer < units_per_program {
+            return Err(ConfigError::new(
+                "controller.frame_buffer",
+                format!(
+                    "{} is out of range; allowed: at least the mapping units of one program ({units_per_program} = page_size / mapping_unit x planes programmed together)",
+                    scenario.controller.frame_buffer
+                ),
+            ));
+        }
+        if geometry.planes_per_die as usize > MAX_PLANES {
+            return Err(ConfigError::new("flash.planes_per_die", format!("at most {MAX_PLANES}")));
+        }
+        let span_units = (f64::from(ftl.logical_units()) * scenario.workload.span).floor() as u32;
+        let workload_config = &scenario.workload;
+        let largest_command = workload_config
+            .bssplit
+            .iter()
+            .map(|(size, _)| size.bytes())
+            .chain(std::iter::once(workload_config.block_size.bytes()))
+            .max()
+            .unwrap_or(0)
+            / geometry.unit_bytes;
+        if span_units == 0 || largest_command > u64::from(span_units) {
+            return Err(ConfigError::new(
+                "workload.span",
+                format!("{} addresses {span_units} mapping units, fewer than one command needs", workload_config.span),
+            ));
+        }
+        let workload = Synthetic::new(workload_config, geometry.unit_bytes, span_units, Rng::stream(scenario.seed, "workload"));
+        let host = Host::new(&scenario.host, workload_config.io_count, workload_config.duration);
+
+        Ok(Simulation {
+            scenario: scenario.clone(),
+            geometry,
+            timing,
+            events: EventQueue::new(),
+            now: Time::ZERO,
+            link: PcieLink::new(&scenario.host),
+            host,
+            workload,
+            span_units,
+            channels: vec![Channel::default(); geometry.channels as usize],
+            dies: (0..geometry.dies).map(|_| Die::default()).collect(),
+            scheduler: Scheduler::new(scenario.controller.scheduler),
+            commands: Slab::default(),
+            transactions: Slab::default(),
+            ops: Slab::default(),
+            op_sequence: 0,
+            host_queue: std::collections::VecDeque::new(),
+            frame_buffer: scenario.controller.frame_buffer,
+            frame_used: 0,
+            die_queue_depth: scenario.controller.die_queue_depth,
+            head_blocked: false,
+            open_program: None,
+            pending_program: None,
+            next_target: 0,
+            gc: vec![PlaneGc { victim: NONE, next_page: 0, reads_in_flight: 0 }; geometry.planes() as usize],
+            flash_rng: Rng::stream(scenario.seed, "flash"),
+            precondition_rng: Rng::stream(scenario.seed, "precondition"),
+            ftl,
+            read_latency: LatencyRecorder::default(),
+            write_latency: LatencyRecorder::default(),
+            completed: 0,
+            bytes_moved: 0,
+            last_completion: Time::ZERO,
+            counters: FlashCounters::default(),
+            hol_events: 0,
+            events_handled: 0,
+        })
+    }
+
+    /// The FTL, for invariant checks in tests.
+    pub fn ftl(&self) -> &Ftl {
+        &self.ftl
+    }
+
+    /// Bytes of simulator state that scale with the drive (mapping table and block table).
+    pub fn state_bytes(&self) -> usize {
+        self.ftl.mapping.state_bytes() + self.ftl.blocks.state_bytes()
+    }
+
+    /// Preconditions the drive and runs the workload to completion.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
+        let started = Instant::now();
+        let workload = self.scenario.workload.clone();
+        let finished = self
+            .ftl
+            .precondition(workload.precondition, self.span_units, workload.steady_overwrites, &mut self.precondition_rng, &mut |fraction| {
+                progress(&Progress { phase: "precondition", fraction, host_ios: 0, simulated_time_s: 0.0 })
+            })
+            .map_err(|message| RunError::Config(ConfigError::new("workload.precondition", message)))?;
+        if !finished {
+            return Err(RunError::Interrupted);
+        }
+        let precondition_wall = started.elapsed();
+
+        self.host_try_submit();
+        let mut last_report = Instant::now();
+        while let Some((time, event)) = self.events.pop() {
+            self.now = time;
+            self.events_handled += 1;
+            match event {
+                Event::HostSubmit => self.on_host_submit(),
+                Event::CommandArrived { command } => self.on_command_arrived(command),
+                Event::ReadSensed { die } => self.on_read_sensed(die),
+                Event::DieDone { die } => self.on_die_done(die),
+                Event::BufferReadDone { transaction } => {
+                    self.finish_read_transaction(transaction);
+                    self.admit();
+                }
+                Event::CommandCompleted { command } => self.on_command_completed(command),
+            }
+            if self.host.outstanding == 0 && !self.host.more_to_issue(self.now) && self.host.backlog.is_empty() {
+                break;
+            }
+            if self.events_handled % PROGRESS_EVENT_STRIDE == 0 && last_report.elapsed() >= PROGRESS_WALL_INTERVAL {
+                last_report = Instant::now();
+                if !progress(&self.progress()) {
+                    return Err(RunError::Interrupted);
+                }
+            }
+        }
+        if self.host.outstanding > 0 {
+            if std::env::var("SSDTWIN_DEBUG").is_ok() {
+                eprintln!("host_queue {} frame_used {} pending {:?} open {:?}", self.host_queue.len(), self.frame_used, self.pending_program, self.open_program.map(|o| (o.target, o.filled)));
+                for plane in 0..self.geometry.planes() { if self.ftl.free_blocks(plane) < 3 || self.gc[plane as usize].victim != NONE { eprintln!("plane {plane} free {} gc {:?}", self.ftl.free_blocks(plane), self.gc[plane as usize]); } }
+                for (i, d) in self.dies.iter().enumerate() { if d.running.is_some() || !d.queues.host.is_empty() || !d.queues.internal.is_empty() { eprintln!("die {i} running {:?} host {:?} internal {:?} slots {}", d.running, d.queues.host, d.queues.internal, d.host_slots); } }
+            }
+            return Err(RunError::Stalled(format!(
+                "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
+                 raise ftl.over_provisioning or lower workload.span",
+                self.now, self.host.outstanding
+            )));
+        }
+        progress(&self.progress());
+        Ok(self.report(started.elapsed(), precondition_wall))
+    }
+
+    fn progress(&self) -> Progress {
+        let fraction = if self.host.io_count > 0 {
+            self.completed as f64 / self.host.io_count as f64
+        } else {
+            self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
+        };
+        Progress { phase: "run", fraction: fraction.min(1.0), host_ios: self.completed, simulated_time_s: self.now.as_secs_f64() }
+    }
+
+    // ---------------------------------------------------------------- host
+
+    /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
+    fn host_try_submit(&mut self) {
+        loop {
+            if self.host.outstanding >= self.host.queue_depth {
+                return;
+            }
+            let arrival = match self.host.mode {
+                HostMode::Closed => {
+                    if !self.host.more_to_issue(self.now) {
+                        return;
+                    }
+                    self.now
+                }
+                HostMode::Open => match self.host.backlog.front() {
+                    Some(&arrival) => arrival,
+                    None => {
+                        self.schedule_first_arrival();
+                        return;
+                    }
+                },
+            };
+            let allowed = self.host.next_allowed();
+            if allowed > self.now {
+                if !self.host.wakeup_pending {
+                    self.host.wakeup_pending = true;
+                    self.events.schedule(allowed, Event::HostSubmit);
+                }
+                return;
+            }
+            if self.host.mode == HostMode::Open {
+                self.host.backlog.pop_front();
+            }
+            self.submit_command(arrival);
+        }
+    }
+
+    fn schedule_first_arrival(&mut self) {
+        if self.host.issued == 0 && !self.host.wakeup_pending {
+            self.host.wakeup_pending = true;
+            self.events.schedule(self.now, Event::HostSubmit);
+        }
+    }
+
+    fn on_host_submit(&mut self) {
+        self.host.wakeup_pending = false;
+        if self.host.mode == HostMode::Open && self.host.more_to_issue(self.now) {
+            // One arrival now, the next one a gap later.
+            self.host.backlog.push_back(self.now);
+            self.host.issued += 1;
+            if self.host.more_to_issue(self.now + self.host.arrival_gap) {
+                self.events.schedule(self.now + self.host.arrival_gap, Event::HostSubmit);
+            }
+        }
+        self.host_try_submit();
+    }
+
+    fn submit_command(&mut self, arrival: Time) {
+        let spec = self.workload.next_command();
+        if self.host.mode == HostMode::Closed {
+            self.host.issued += 1;
+        }
+        self.host.outstanding += 1;
+        self.host.last_submission = Some(self.now);
+        let command = self.commands.insert(Command {
+            arrival,
+            is_read: spec.is_read,
+            first_unit: spec.first_unit,
+            units: spec.units,
+            remaining: spec.units,
+        });
+        let fetched = self.now + self.host.command_overhead;
+        let arrived = if spec.is_read {
+            fetched
+        } else {
+            self.link.to_device(fetched, u64::from(spec.units) * self.geometry.unit_bytes)
+        };
+        self.events.schedule(arrived, Event::CommandArrived { command });
+    }
+
+    fn on_command_arrived(&mut self, command: u32) {
+        let Command { first_unit, units, .. } = self.commands[command];
+        for logical in first_unit..first_unit + units {
+            let transaction = self.transactions.insert(Transaction { command, logical, physical: NONE });
+            self.host_queue.push_back(transaction);
+        }
+        self.admit();
+    }
+
+    fn on_command_completed(&mut self, command: u32) {
+        let done = self.commands.remove(command);
+        let latency = self.now.since(done.arrival);
+        if done.is_read {
+            self.read_latency.record(latency);
+        } else {
+            self.write_latency.record(latency);
+        }
+        self.completed += 1;
+        self.bytes_moved += u64::from(done.units) * self.geometry.unit_bytes;
+        self.last_completion = self.now;
+        self.host.outstanding -= 1;
+        self.host_try_submit();
+    }
+
+    // ---------------------------------------------------------- controller
+
+    /// Moves transactions from the head of the host queue into the frame buffer and die queues
+    /// until the head cannot move (a Head-of-Line event) or the queue is empty.
+    fn admit(&mut self) {
+        while let Some(&transaction) = self.host_queue.front() {
+            if self.frame_used >= self.frame_buffer {
+                self.head_of_line_blocked();
+                return;
+            }
+            let command = self.transactions[transaction].command;
+            let admitted = if self.commands[command].is_read {
+                self.admit_read(transaction)
+            } else {
+                self.admit_write(transaction)
+            };
+            if !admitted {
+                self.head_of_line_blocked();
+                return;
+            }
+            self.host_queue.pop_front();
+            self.head_blocked = false;
+        }
+    }
+
+    fn head_of_line_blocked(&mut self) {
+        if !self.head_blocked {
+            self.head_blocked = true;
+            self.hol_events += 1;
+        }
+    }
+
+    fn admit_read(&mut self, transaction: u32) -> bool {
+        let logical = self.transactions[transaction].logical;
+        let physical = self.ftl.mapping.physical(logical);
+        if physical == NONE || !self.ftl.is_programmed(physical) {
+            // Never written (reads zeros) or still in controller DRAM: no flash access.
+            self.frame_used += 1;
+            self.events.schedule(self.now + self.scenario.controller.buffer_read_time, Event::BufferReadDone { transaction });
+            return true;
+        }
+        let die = self.geometry.die_of_block(self.geometry.block_of_unit(physical));
+        if self.dies[die as usize].host_slots >= self.die_queue_depth {
+            return false;
+        }
+        self.frame_used += 1;
+        self.transactions[transaction].physical = physical;
+        self.enqueue_host_op(die, OpKind::HostRead { transaction });
+        true
+    }
+
+    fn admit_write(&mut self, transaction: u32) -> bool {
+        if self.pending_program.is_some() {
+            return false;
+        }
+        if self.open_program.is_none() && !self.open_user_program() {
+            return false;
+        }
+        let Transaction { command, logical, .. } = self.transactions.remove(transaction);
+        let units_per_page = self.geometry.units_per_page;
+        let open = self.open_program.as_mut().expect("opened above");
+        let (block, page) = open.pages[(open.filled / units_per_page) as usize];
+        let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
+        open.filled += 1;
+        let full = open.filled == open.capacity;
+        self.ftl.place(logical, physical, Stream::User);
+        self.frame_used += 1;
+        let record = &mut self.commands[command];
+        record.remaining -= 1;
+        if record.remaining == 0 {
+            // The payload is in the frame buffer: the write is acknowledged.
+            self.events.schedule(self.now, Event::CommandCompleted { command });
+        }
+        if full {
+            self.close_user_program();
+        }
+        true
+    }
+
+    /// Opens the next program target in striping order that has room.
+    fn open_user_program(&mut self) -> bool {
+        let targets = self.ftl.targets().len();
+        for _ in 0..targets {
+            let target = self.ftl.targets()[self.next_target];
+            self.next_target = (self.next_target + 1) % targets;
+            let planes = target.first_plane..target.first_plane + target.plane_count;
+            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
+                continue;
+            }
+            let mut pages = [(0, 0); MAX_PLANES];
+            for (index, plane) in planes.clone().enumerate() {
+                pages[index] = self.ftl.allocate_page(plane, Stream::User);
+            }
+            for plane in planes {
+                if self.ftl.needs_gc(plane) {
+                    self.start_gc(plane);
+                }
+            }
+            self.open_program = Some(OpenProgram {
+                target,
+                pages,
+                filled: 0,
+                capacity: target.plane_count * self.geometry.units_per_page,
+            });
+            return true;
+        }
+        false
+    }
+
+    fn close_user_program(&mut self) {
+        let open = self.open_program.take().expect("a program is open");
+        let kind = OpKind::Program {
+            stream: Stream::User,
+            pages: open.pages,
+            page_count: open.target.plane_count as u8,
+            units: open.filled,
+        };
+        let die = open.target.die;
+        if self.dies[die as usize].host_slots < self.die_queue_depth {
+            self.enqueue_host_op(die, kind);
+        } else {
+            let op = self.new_op(kind);
+            self.pending_program = Some((die, op));
+        }
+    }
+
+    fn new_op(&mut self, kind: OpKind) -> u32 {
+        self.op_sequence += 1;
+        self.ops.insert(FlashOp { kind, sequence: self.op_sequence })
+    }
+
+    fn enqueue_host_op(&mut self, die: u32, kind: OpKind) {
+        let op = self.new_op(kind);
+        let state = &mut self.dies[die as usize];
+        state.queues.host.push_back(op);
+        state.host_slots += 1;
+        self.try_start(die);
+    }
+
+    fn enqueue_internal_op(&mut self, die: u32, kind: OpKind) {
+        let op = self.new_op(kind);
+        self.dies[die as usize].queues.internal.push_back(op);
+        self.try_start(die);
+    }
+
+    // ---------------------------------------------------------- flash dies
+
+    /// Starts the next operation on `die` if it is idle.
+    fn try_start(&mut self, die: u32) {
+        let state = &mut self.dies[die as usize];
+        if state.running.is_some() {
+            return;
+        }
+        let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items) else { return };
+        let op = match choice {
+            Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
+            Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
+        };
+        state.running = Some(op);
+        state.busy_since = self.now;
+        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        match self.ops[op].kind {
+            OpKind::HostRead { transaction } => {
+                // Serve every queued host read of the same page with this one sense.
+                let physical = self.transactions[transaction].physical;
+                let units_per_page = self.geometry.units_per_page;
+                let page_start = physical - physical % units_per_page;
+                state.batch.clear();
+                state.batch.push(transaction);
+                let mut index = 0;
+                while index < state.queues.host.len() {
+                    let other = state.queues.host[index];
+                    if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
+                        let merged_physical = self.transactions[merged].physical;
+                        if merged_physical - merged_physical % units_per_page == page_start {
+                            state.batch.push(merged);
+                            state.queues.host.remove(index);
+                            self.ops.remove(other);
+                            continue;
+                        }
+                    }
+                    index += 1;
+                }
+                let page_type = self.geometry.page_type(self.geometry.page_of_unit(physical));
+                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                self.counters.reads += 1;
+                self.events.schedule(sensed, Event::ReadSensed { die });
+            }
+            OpKind::GcRead { page, .. } => {
+                let page_type = self.geometry.page_type(page);
+                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                self.counters.gc_reads += 1;
+                self.events.schedule(sensed, Event::ReadSensed { die });
+            }
+            OpKind::Program { stream, pages, page_count, units } => {
+                let loaded = channel.reserve(self.now, self.timing.program_transfer(units));
+                let page_type = self.geometry.page_type(pages[0].1);
+                let done = loaded + self.timing.program_time(page_type, &mut self.flash_rng);
+                match stream {
+                    Stream::User => self.counters.programs += u64::from(page_count),
+                    Stream::Gc => self.counters.gc_programs += u64::from(page_count),
+                }
+                self.events.schedule(done, Event::DieDone { die });
+            }
+            OpKind::Erase { .. } => {
+                let done = channel.reserve(self.now, self.timing.command) + self.timing.erase;
+                self.counters.erases += 1;
+                self.events.schedule(done, Event::DieDone { die });
+            }
+        }
+    }
+
+    /// Sensed data leaves the die over the channel.
+    fn on_read_sensed(&mut self, die: u32) {
+        let state = &self.dies[die as usize];
+        let op = state.running.expect("a read is running");
+        let units = match self.ops[op].kind {
+            OpKind::HostRead { .. } => state.batch.len() as u32,
+            OpKind::GcRead { units, .. } => units,
+            _ => unreachable!("only reads sense"),
+        };
+        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        let done = channel.reserve(self.now, self.timing.read_transfer(units));
+        self.events.schedule(done, Event::DieDone { die });
+    }
+
+    fn on_die_done(&mut self, die: u32) {
+        let state = &mut self.dies[die as usize];
+        let op = state.running.take().expect("an operation is running");
+        state.busy += self.now.since(state.busy_since);
+        let kind = self.ops.remove(op).kind;
+        match kind {
+            OpKind::HostRead { .. } => {
+                let served = std::mem::take(&mut self.dies[die as usize].batch);
+                self.dies[die as usize].host_slots -= served.len() as u32;
+                for &transaction in &served {
+                    self.finish_read_transaction(transaction);
+                }
+                self.dies[die as usize].batch = served;
+            }
+            OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page),
+            OpKind::Program { stream, pages, page_count, units } => {
+                for &(block, _) in &pages[..page_count as usize] {
+                    self.ftl.page_programmed(block);
+                }
+                if stream == Stream::User {
+                    self.dies[die as usize].host_slots -= 1;
+                    self.frame_used -= units;
+                }
+            }
+            OpKind::Erase { block } => self.on_erase_done(block),
+        }
+        self.try_start(die);
+        if let Some((pending_die, pending_op)) = self.pending_program {
+            let state = &mut self.dies[pending_die as usize];
+            if state.host_slots < self.die_queue_depth {
+                state.queues.host.push_back(pending_op);
+                state.host_slots += 1;
+                self.pending_program = None;
+                self.try_start(pending_die);
+            }
+        }
+        self.admit();
+    }
+
+    /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
+    fn finish_read_transaction(&mut self, transaction: u32) {
+        let command = self.transactions.remove(transaction).command;
+        self.frame_used -= 1;
+        let record = &mut self.commands[command];
+        record.remaining -= 1;
+        if record.remaining == 0 {
+            let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            let delivered = self.link.to_host(self.now, bytes);
+            self.events.schedule(delivered, Event::CommandCompleted { command });
+        }
+    }
+
+    // ------------------------------------------------------------------ GC
+
+    fn start_gc(&mut self, plane: u32) {
+        if self.gc[plane as usize].victim != NONE {
+            return;
+        }
+        if let Some(victim) = self.ftl.take_victim(plane) {
+            self.gc[plane as usize] = PlaneGc { victim, next_page: 0, reads_in_flight: 0 };
+            self.issue_gc_reads(plane);
+        }
+    }
+
+    /// Keeps up to `GC_READ_WINDOW` page reads of the victim in flight; erases it when copied.
+    fn issue_gc_reads(&mut self, plane: u32) {
+        let die = plane / self.geometry.planes_per_die;
+        let units_per_page = self.geometry.units_per_page;
+        loop {
+            let gc = self.gc[plane as usize];
+            if gc.reads_in_flight >= GC_READ_WINDOW {
+                return;
+            }
+            if gc.next_page == self.geometry.pages_per_block {
+                if gc.reads_in_flight == 0 {
+                    self.gc[plane as usize].next_page += 1; // erase issued once
+                    self.enqueue_internal_op(die, OpKind::Erase { block: gc.victim });
+                }
+                return;
+            }
+            if gc.next_page > self.geometry.pages_per_block {
+                return;
+            }
+            let page = gc.next_page;
+            self.gc[plane as usize].next_page += 1;
+            let first = self.geometry.unit_address(gc.victim, page, 0);
+            let units = (first..first + units_per_page).filter(|&unit| self.ftl.mapping.logical(unit) != NONE).count() as u32;
+            if units > 0 {
+                self.gc[plane as usize].reads_in_flight += 1;
+                self.enqueue_internal_op(die, OpKind::GcRead { block: gc.victim, page, units });
+            }
+        }
+    }
+
+    /// Copies the still-valid units of a victim page into the plane's GC page.
+    fn on_gc_read_done(&mut self, block: u32, page: u32) {
+        let plane = self.geometry.plane_of_block(block);
+        let die = self.geometry.die_of_block(block);
+        let first = self.geometry.unit_address(block, page, 0);
+        for unit in first..first + self.geometry.units_per_page {
+            let logical = self.ftl.mapping.logical(unit);
+            if logical == NONE {
+                continue;
+            }
+            let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
+            if let Some(target) = full_page {
+                let mut pages = [(0, 0); MAX_PLANES];
+                pages[0] = target;
+                let units = self.geometry.units_per_page;
+                self.enqueue_internal_op(die, OpKind::Program { stream: Stream::Gc, pages, page_count: 1, units });
+            }
+        }
+        self.gc[plane as usize].reads_in_flight -= 1;
+        self.issue_gc_reads(plane);
+    }
+
+    fn on_erase_done(&mut self, block: u32) {
+        let plane = self.geometry.plane_of_block(block);
+        self.ftl.erase(block);
+        self.gc[plane as usize].victim = NONE;
+        if self.ftl.needs_gc(plane) {
+            self.start_gc(plane);
+        }
+    }
+
+    // -------------------------------------------------------------- report
+
+    fn report(&self, wall: std::time::Duration, precondition_wall: std::time::Duration) -> Report {
+        let simulated = self.last_completion.as_secs_f64();
+        let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
+        let all = self.read_latency.merged(&self.write_latency);
+        let placed = self.ftl.counts;
+        let waf = if placed.user_units > 0 {
+            (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
+        } else {
+            0.0
+        };
+        let busy: Duration = self.dies.iter().fold(Duration::ZERO, |sum, die| sum + die.busy);
+        let die_utilization =
+            if simulated > 0.0 { busy.as_secs_f64() / (simulated * f64::from(self.geometry.dies)) } else { 0.0 };
+        let logical_units = self.ftl.logical_units() as f64;
+        Report {
+            ssdtwin_version: crate::VERSION.to_string(),
+            seed: self.scenario.seed,
+            config: self.scenario.clone(),
+            host_ios: self.completed,
+            simulated_time_s: simulated,
+            wall_time_s: wall.as_secs_f64(),
+            iops: per_second(self.completed as f64),
+            bandwidth_mib_s: per_second(self.bytes_moved as f64 / (1024.0 * 1024.0)),
+            latency_us: LatencyReport {
+                read: self.read_latency.summary(),
+                write: self.write_latency.summary(),
+                all: all.summary(),
+            },
+            flash: self.counters.clone(),
+            waf,
+            queues: QueueReport { hol_events: self.hol_events, die_utilization: die_utilization.min(1.0) },
+            simulator: SimulatorReport {
+                events: self.events_handled,
+                precondition_wall_time_s: precondition_wall.as_secs_f64(),
+                logical_units: self.ftl.logical_units() as u64,
+                state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
+            },
+        }
+    }
+}

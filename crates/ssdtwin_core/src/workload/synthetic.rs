@@ -1,0 +1,240 @@
+//! The fio-like synthetic generator: read/write mix, block size or size split, sequential or
+//! random addresses, uniform, Zipf or JESD219 popularity, over a span of the logical space.
+
+use crate::config::{Distribution, Pattern, WorkloadConfig};
+use crate::sim::rng::Rng;
+
+use super::CommandSpec;
+
+#[derive(Debug)]
+pub struct Synthetic {
+    read_fraction: f64,
+    /// Command sizes [units] with cumulative weights (last is 1).
+    sizes: Vec<(u32, f64)>,
+    pattern: Pattern,
+    popularity: Popularity,
+    span_units: u32,
+    /// Next unit of a sequential stream.
+    cursor: u32,
+    rng: Rng,
+}
+
+#[derive(Debug)]
+enum Popularity {
+    Uniform,
+    Zipf(Zipf),
+    /// JESD219: (cumulative probability, first unit, units) per region.
+    Regions(Vec<(f64, u32, u32)>),
+}
+
+impl Synthetic {
+    pub fn new(config: &WorkloadConfig, unit_bytes: u64, span_units: u32, rng: Rng) -> Synthetic {
+        let mut sizes: Vec<(u32, f64)> = if config.bssplit.is_empty() {
+            vec![((config.block_size.bytes() / unit_bytes) as u32, 1.0)]
+        } else {
+            config.bssplit.iter().map(|(size, weight)| ((size.bytes() / unit_bytes) as u32, *weight)).collect()
+        };
+        let total: f64 = sizes.iter().map(|(_, weight)| weight).sum();
+        let mut cumulative = 0.0;
+        for (_, weight) in &mut sizes {
+            cumulative += *weight / total;
+            *weight = cumulative;
+        }
+        if let Some(last) = sizes.last_mut() {
+            last.1 = 1.0;
+        }
+        let popularity = match config.distribution {
+            Distribution::Uniform => Popularity::Uniform,
+            Distribution::Zipf => Popularity::Zipf(Zipf::new(u64::from(span_units), config.zipf_theta)),
+            Distribution::Jesd219 => {
+                let cut1 = (f64::from(span_units) * 0.05).round().max(1.0) as u32;
+                let cut2 = (f64::from(span_units) * 0.20).round().max(f64::from(cut1 + 1)) as u32;
+                Popularity::Regions(vec![(0.5, 0, cut1), (0.8, cut1, cut2 - cut1), (1.0, cut2, span_units - cut2)])
+            }
+        };
+        Synthetic {
+            read_fraction: config.read_fraction,
+            sizes,
+            pattern: config.pattern,
+            popularity,
+            span_units,
+            cursor: 0,
+            rng,
+        }
+    }
+
+    pub fn next_command(&mut self) -> CommandSpec {
+        let is_read = self.rng.unit() < self.read_fraction;
+        let units = if self.sizes.len() == 1 {
+            self.sizes[0].0
+        } else {
+            let draw = self.rng.unit();
+            self.sizes.iter().find(|(_, cumulative)| draw < *cumulative).unwrap_or(&self.sizes[0]).0
+        };
+        let units = units.min(self.span_units);
+        let first_unit = match self.pattern {
+            Pattern::Sequential => {
+                if self.cursor + units > self.span_units {
+                    self.cursor = 0;
+                }
+                let first = self.cursor;
+                self.cursor += units;
+                first
+            }
+            Pattern::Random => {
+                // Offsets aligned to the command size (fio's default blockalign = bs).
+                let slots = u64::from(self.span_units / units);
+                let slot = match &mut self.popularity {
+                    Popularity::Uniform => self.rng.below(slots),
+                    Popularity::Zipf(zipf) => (zipf.sample(&mut self.rng) - 1) * slots / zipf.items(),
+                    Popularity::Regions(regions) => {
+                        let draw = self.rng.unit();
+                        let &(_, start, length) = regions.iter().find(|(cumulative, _, _)| draw < *cumulative).unwrap_or(&regions[0]);
+                        let unit = u64::from(start) + self.rng.below(u64::from(length.max(1)));
+                        unit / u64::from(units)
+                    }
+                };
+                (slot.min(slots - 1) as u32) * units
+            }
+        };
+        CommandSpec { is_read, first_unit, units }
+    }
+}
+
+/// Zipf over ranks 1..=n with exponent `theta`, sampled in O(1) by rejection-inversion
+/// (W. Hörmann and G. Derflinger, "Rejection-inversion to generate variates from monotone
+/// discrete distributions", ACM TOMACS 6(3), 1996).
+#[derive(Debug)]
+pub struct Zipf {
+    items: u64,
+    exponent: f64,
+    h_integral_x1: f64,
+    h_integral_items: f64,
+    s: f64,
+}
+
+impl Zipf {
+    pub fn new(items: u64, exponent: f64) -> Zipf {
+        let mut zipf = Zipf { items, exponent, h_integral_x1: 0.0, h_integral_items: 0.0, s: 0.0 };
+        zipf.h_integral_x1 = zipf.h_integral(1.5) - 1.0;
+        zipf.h_integral_items = zipf.h_integral(items as f64 + 0.5);
+        zipf.s = 2.0 - zipf.h_integral_inverse(zipf.h_integral(2.5) - zipf.h(2.0));
+        zipf
+    }
+
+    pub fn items(&self) -> u64 {
+        self.items
+    }
+
+    /// A rank in 1..=items; rank k has probability proportional to k^(−theta).
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        loop {
+            let u = self.h_integral_items + rng.unit() * (self.h_integral_x1 - self.h_integral_items);
+            let x = self.h_integral_inverse(u);
+            let k = (x + 0.5).floor().clamp(1.0, self.items as f64);
+            if k - x <= self.s || u >= self.h_integral(k + 0.5) - self.h(k) {
+                return k as u64;
+            }
+        }
+    }
+
+    fn h(&self, x: f64) -> f64 {
+        (-self.exponent * x.ln()).exp()
+    }
+
+    /// Integral of h from 1 to x: (x^(1−θ) − 1)/(1 − θ), or ln x at θ = 1.
+    fn h_integral(&self, x: f64) -> f64 {
+        let log_x = x.ln();
+        helper_expm1_over(((1.0 - self.exponent) * log_x).exp_m1(), (1.0 - self.exponent) * log_x) * log_x
+    }
+
+    fn h_integral_inverse(&self, y: f64) -> f64 {
+        let mut t = y * (1.0 - self.exponent);
+        if t < -1.0 {
+            t = -1.0;
+        }
+        (helper_ln1p_over(t) * y).exp()
+    }
+}
+
+/// (e^x − 1)/x, continuous at 0.
+fn helper_expm1_over(expm1: f64, x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        expm1 / x
+    } else {
+        1.0 + x / 2.0
+    }
+}
+
+/// ln(1 + x)/x, continuous at 0.
+fn helper_ln1p_over(x: f64) -> f64 {
+    if x.abs() > 1e-8 {
+        x.ln_1p() / x
+    } else {
+        1.0 - x / 2.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{ByteSize, WorkloadConfig};
+
+    fn generator(config: &WorkloadConfig, span: u32) -> Synthetic {
+        Synthetic::new(config, 4096, span, Rng::stream(1, "workload"))
+    }
+
+    #[test]
+    fn read_fraction_and_alignment_hold() {
+        let config = WorkloadConfig { read_fraction: 0.3, block_size: ByteSize(16384), ..WorkloadConfig::default() };
+        let mut synthetic = generator(&config, 1000);
+        let commands: Vec<_> = (0..50_000).map(|_| synthetic.next_command()).collect();
+        let reads = commands.iter().filter(|c| c.is_read).count() as f64 / commands.len() as f64;
+        assert!((reads - 0.3).abs() < 0.01, "{reads}");
+        assert!(commands.iter().all(|c| c.units == 4 && c.first_unit % 4 == 0 && c.first_unit + 4 <= 1000));
+    }
+
+    #[test]
+    fn sequential_wraps_in_span() {
+        let config = WorkloadConfig { pattern: Pattern::Sequential, ..WorkloadConfig::default() };
+        let mut synthetic = generator(&config, 3);
+        let starts: Vec<u32> = (0..5).map(|_| synthetic.next_command().first_unit).collect();
+        assert_eq!(starts, [0, 1, 2, 0, 1]);
+    }
+
+    #[test]
+    fn bssplit_follows_weights() {
+        let config = WorkloadConfig {
+            bssplit: vec![(ByteSize(4096), 3.0), (ByteSize(8192), 1.0)],
+            ..WorkloadConfig::default()
+        };
+        let mut synthetic = generator(&config, 1 << 20);
+        let small = (0..40_000).filter(|_| synthetic.next_command().units == 1).count() as f64 / 40_000.0;
+        assert!((small - 0.75).abs() < 0.01, "{small}");
+    }
+
+    #[test]
+    fn zipf_matches_its_probabilities() {
+        let zipf = Zipf::new(100, 1.2);
+        let mut rng = Rng::stream(2, "zipf");
+        let mut counts = [0u32; 101];
+        let draws = 400_000;
+        for _ in 0..draws {
+            counts[zipf.sample(&mut rng) as usize] += 1;
+        }
+        let normaliser: f64 = (1..=100).map(|k| (k as f64).powf(-1.2)).sum();
+        for k in [1usize, 2, 10, 50] {
+            let expected = (k as f64).powf(-1.2) / normaliser;
+            let observed = f64::from(counts[k]) / draws as f64;
+            assert!((observed - expected).abs() < 0.1 * expected + 0.0005, "rank {k}: {observed} vs {expected}");
+        }
+    }
+
+    #[test]
+    fn jesd219_sends_half_the_accesses_to_five_percent() {
+        let config = WorkloadConfig { distribution: Distribution::Jesd219, ..WorkloadConfig::default() };
+        let mut synthetic = generator(&config, 100_000);
+        let hot = (0..100_000).filter(|_| synthetic.next_command().first_unit < 5_000).count() as f64 / 100_000.0;
+        assert!((hot - 0.5).abs() < 0.01, "{hot}");
+    }
+}
