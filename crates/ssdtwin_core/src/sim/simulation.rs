@@ -196,7 +196,7 @@ impl Simulation {
             if self.host.outstanding == 0 && !self.host.more_to_issue(self.now) && self.host.backlog.is_empty() {
                 break;
             }
-            if self.events_handled % PROGRESS_EVENT_STRIDE == 0 && last_report.elapsed() >= PROGRESS_WALL_INTERVAL {
+            if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE) && last_report.elapsed() >= PROGRESS_WALL_INTERVAL {
                 last_report = Instant::now();
                 if !progress(&self.progress()) {
                     return Err(RunError::Interrupted);
@@ -204,11 +204,6 @@ impl Simulation {
             }
         }
         if self.host.outstanding > 0 {
-            if std::env::var("SSDTWIN_DEBUG").is_ok() {
-                eprintln!("host_queue {} frame_used {} pending {:?} open {:?}", self.host_queue.len(), self.frame_used, self.pending_program, self.open_program.map(|o| (o.target, o.filled)));
-                for plane in 0..self.geometry.planes() { if self.ftl.free_blocks(plane) < 3 || self.gc[plane as usize].victim != NONE { eprintln!("plane {plane} free {} gc {:?}", self.ftl.free_blocks(plane), self.gc[plane as usize]); } }
-                for (i, d) in self.dies.iter().enumerate() { if d.running.is_some() || !d.queues.host.is_empty() || !d.queues.internal.is_empty() { eprintln!("die {i} running {:?} host {:?} internal {:?} slots {}", d.running, d.queues.host, d.queues.internal, d.host_slots); } }
-            }
             return Err(RunError::Stalled(format!(
                 "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
                  raise ftl.over_provisioning or lower workload.span",
