@@ -124,7 +124,14 @@ pub fn json_to_toml(key: &str, value: serde_json::Value) -> Result<toml::Value, 
 /// Loads, merges, overrides and validates a scenario.
 pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario, ConfigError> {
     let (mut table, base_dir) = match source {
-        ScenarioSource::Default => (parse_toml(DEFAULT_SCENARIO, "built-in default scenario")?, PathBuf::from(".")),
+        ScenarioSource::Default => {
+            let mut table = parse_toml(DEFAULT_SCENARIO, "built-in default scenario")?;
+            if overrides.iter().any(|item| item.key == "drive") {
+                // The demo shrink belongs to the default drive; another preset runs at its own size.
+                table.remove("flash");
+            }
+            (table, PathBuf::from("."))
+        }
         ScenarioSource::File(path) => {
             let text = std::fs::read_to_string(path).map_err(|error| {
                 ConfigError::new("", format!("cannot read scenario file {}: {error}", path.display()))
@@ -275,6 +282,15 @@ mod tests {
         let scenario = load(&ScenarioSource::Default, &overrides).unwrap();
         assert_eq!(scenario.flash.channels, 8);
         assert_eq!(scenario.controller.scheduler, SchedulerKind::ReadFirst);
+    }
+
+    #[test]
+    fn default_scenario_with_another_drive_keeps_that_drive_size() {
+        let scenario = load(&ScenarioSource::Default, &[Override::parse("drive=iiot_64gb").unwrap()]).unwrap();
+        assert_eq!(scenario.flash.blocks_per_plane, 1024, "the preset's size, not the demo shrink");
+        assert_eq!(scenario.flash.channels, 1);
+        let default = load(&ScenarioSource::Default, &[]).unwrap();
+        assert_eq!(default.flash.blocks_per_plane, 64);
     }
 
     #[test]
