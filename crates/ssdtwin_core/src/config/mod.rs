@@ -171,7 +171,7 @@ fn from_table(table: toml::Table) -> Result<Scenario, ConfigError> {
 /// Strips the TOML span decoration from a serde message, keeping its first line.
 fn clean_serde_message(message: &str) -> String {
     let message = message.trim();
-    let last = message.lines().filter(|line| !line.trim().is_empty()).last().unwrap_or(message);
+    let last = message.lines().rfind(|line| !line.trim().is_empty()).unwrap_or(message);
     let first = message.lines().next().unwrap_or(message);
     let text = if first.starts_with("TOML parse error") { last } else { first };
     text.trim().to_string()

@@ -50,7 +50,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     check((4..=1 << 20).contains(&flash.blocks_per_plane), "flash.blocks_per_plane", flash.blocks_per_plane, "4 to 1048576")?;
     check((1..=65_535).contains(&flash.pages_per_block), "flash.pages_per_block", flash.pages_per_block, "1 to 65535")?;
     let page = flash.page_size.bytes();
-    check(page >= 512 && page <= 1 << 20 && page.is_power_of_two(), "flash.page_size", flash.page_size, "a power of two from 512B to 1MiB")?;
+    check((512..=1 << 20).contains(&page) && page.is_power_of_two(), "flash.page_size", flash.page_size, "a power of two from 512B to 1MiB")?;
     check(flash.parity_per_codeword.bytes() <= page, "flash.parity_per_codeword", flash.parity_per_codeword, "at most page_size")?;
     check(flash.bus_rate.per_second() <= 1e11, "flash.bus_rate", flash.bus_rate, "at most 100GT/s")?;
     let page_types = flash.cell.page_types();
@@ -117,7 +117,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     let workload = &scenario.workload;
     fraction("workload.read_fraction", workload.read_fraction, false, false)?;
     fraction("workload.span", workload.span, true, false)?;
-    let aligned = |size: u64| size >= unit && size % unit == 0 && size <= 1 << 30;
+    let aligned = |size: u64| size >= unit && size.is_multiple_of(unit) && size <= 1 << 30;
     check(
         aligned(workload.block_size.bytes()),
         "workload.block_size",

@@ -120,11 +120,11 @@ impl fmt::Display for Duration {
         let n = self.0;
         if n == 0 {
             write!(f, "0us")
-        } else if n % NANOS_PER_SECOND == 0 {
+        } else if n.is_multiple_of(NANOS_PER_SECOND) {
             write!(f, "{}s", n / NANOS_PER_SECOND)
-        } else if n % NANOS_PER_MILLI == 0 {
+        } else if n.is_multiple_of(NANOS_PER_MILLI) {
             write!(f, "{}ms", n / NANOS_PER_MILLI)
-        } else if n % NANOS_PER_MICRO == 0 {
+        } else if n.is_multiple_of(NANOS_PER_MICRO) {
             write!(f, "{}us", n / NANOS_PER_MICRO)
         } else {
             write!(f, "{n}ns")
