@@ -37,7 +37,9 @@ ProgressCallback = Callable[[str, float, int, float], object]
 `fraction` the part of that phase done (0 to 1), `simulated_time_s` in seconds."""
 
 
-def run(scenario: ScenarioLike = None, *, progress: ProgressCallback | None = None, **overrides: Any) -> Report:
+def run(
+    scenario: ScenarioLike = None, *, progress: ProgressCallback | None = None, **overrides: Any
+) -> Report:
     """Simulates a scenario and returns its report.
 
     `scenario` is None (the built-in default scenario), a path to a TOML scenario file, or a dict

@@ -48,7 +48,8 @@ def core_arguments(
             f"or a dict of scenario tables, not {type(scenario).__name__}"
         )
     json_overrides = [
-        (key, json.dumps(_plain(value, key, "override"))) for key, value in dotted_overrides(overrides).items()
+        (key, json.dumps(_plain(value, key, "override")))
+        for key, value in dotted_overrides(overrides).items()
     ]
     return scenario_path, scenario_json, os.getcwd(), list(set_overrides or []), json_overrides
 
@@ -72,7 +73,9 @@ def dotted_overrides(overrides: Mapping[str, object]) -> dict[str, object]:
     for name, value in overrides.items():
         key = name.replace("__", ".")
         if any(not part for part in key.split(".")):
-            raise TypeError(f"override {name!r} has an empty key part; write `flash__channels` or `flash.channels`")
+            raise TypeError(
+                f"override {name!r} has an empty key part; write `flash__channels` or `flash.channels`"
+            )
         if key in dotted:
             raise TypeError(f"override `{key}` is given twice (once with `__` for the dots)")
         dotted[key] = value

@@ -47,9 +47,13 @@ def main() -> None:
     metavar="KEY=VALUE",
     help="Override one scenario key, e.g. --set flash.channels=8 (repeatable).",
 )
-@click.option("--json", "json_path", metavar="FILE|-", help="Write the report as JSON to FILE, or to stdout with -.")
+@click.option(
+    "--json", "json_path", metavar="FILE|-", help="Write the report as JSON to FILE, or to stdout with -."
+)
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
-def run_command(scenario: str | None, set_overrides: tuple[str, ...], json_path: str | None, quiet: bool) -> None:
+def run_command(
+    scenario: str | None, set_overrides: tuple[str, ...], json_path: str | None, quiet: bool
+) -> None:
     """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
     try:
         arguments = core_arguments(scenario, {}, list(set_overrides))
@@ -109,7 +113,9 @@ class ProgressBar:
             # A new phase has its own pace: restart the bar so the ETA is estimated afresh.
             self.phase = phase
             self.display.reset(self.task, total=1.0, description=phase)
-        self.display.update(self.task, completed=fraction, host_ios=host_ios, simulated_time_s=simulated_time_s)
+        self.display.update(
+            self.task, completed=fraction, host_ios=host_ios, simulated_time_s=simulated_time_s
+        )
 
 
 @contextmanager
@@ -137,7 +143,9 @@ def print_summary(report: Report, console: Console) -> None:
     data = report.to_dict()
     config = data.get("config", {})
     version = data.get("ssdtwin_version", "")
-    console.print(f"ssdtwin {version}: drive {config.get('drive', '?')}, seed {data.get('seed')}", markup=False)
+    console.print(
+        f"ssdtwin {version}: drive {config.get('drive', '?')}, seed {data.get('seed')}", markup=False
+    )
     overview = Table(show_header=False, box=box.SIMPLE)
     overview.add_column("figure")
     overview.add_column("value", justify="right")

@@ -39,7 +39,9 @@ class Report:
         try:
             return self._data[name]
         except KeyError:
-            raise AttributeError(f"the report has no field {name!r}; fields: {', '.join(self._data)}") from None
+            raise AttributeError(
+                f"the report has no field {name!r}; fields: {', '.join(self._data)}"
+            ) from None
 
     def __getitem__(self, name: str) -> Any:
         return self._data[name]
