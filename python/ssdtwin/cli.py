@@ -60,7 +60,7 @@ def run_command(
         with progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
             report = Report(json.loads(_core.run(*arguments, progress)))
     except ConfigError as error:
-        fail(str(error))
+        fail(str(error).rstrip())
     except OSError as error:
         fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
     except KeyboardInterrupt:
