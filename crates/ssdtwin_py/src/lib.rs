@@ -46,7 +46,7 @@ fn load(
     let source = match (scenario_path, scenario_json) {
         (None, None) => ScenarioSource::Default,
         (Some(path), None) => ScenarioSource::File(path),
-        (None, Some(text)) => match json_to_toml("", text)? {
+        (None, Some(text)) => match config::json_to_toml("", parse_json("", text)?)? {
             toml::Value::Table(table) => ScenarioSource::Table { table, base_dir },
             _ => return Err(ssdtwin_core::ConfigError::new("", "a scenario must be a table (a dict)")),
         },
@@ -56,16 +56,14 @@ fn load(
     };
     let mut overrides = set_overrides.iter().map(|text| Override::parse(text)).collect::<Result<Vec<_>, _>>()?;
     for (key, text) in json_overrides {
-        overrides.push(Override { key: key.clone(), value: json_to_toml(key, text)? });
+        overrides.push(Override::from_json(key, parse_json(key, text)?)?);
     }
     ssdtwin_core::load(&source, &overrides)
 }
 
-/// JSON text to a TOML value; `key` names the value in errors.
-fn json_to_toml(key: &str, text: &str) -> Result<toml::Value, ssdtwin_core::ConfigError> {
-    let value = serde_json::from_str(text)
-        .map_err(|error| ssdtwin_core::ConfigError::new(key, format!("not valid JSON: {error}")))?;
-    config::json_to_toml(key, value)
+/// Parses JSON text; `key` names the value in errors.
+fn parse_json(key: &str, text: &str) -> Result<serde_json::Value, ssdtwin_core::ConfigError> {
+    serde_json::from_str(text).map_err(|error| ssdtwin_core::ConfigError::new(key, format!("not valid JSON: {error}")))
 }
 
 #[pymodule]
