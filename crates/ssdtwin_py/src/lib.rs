@@ -1,0 +1,165 @@
+//! Python bindings of the ssdtwin core: the private module `ssdtwin._core`.
+//!
+//! Glue only: each function converts its Python arguments to core types, calls the core and
+//! converts the answer back (reports and scenarios cross as JSON text, which the Python package
+//! turns into dicts). The public API is the plain-Python package `ssdtwin`; the signatures here
+//! are mirrored in `python/ssdtwin/_core.pyi`.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::prelude::*;
+
+use ssdtwin_core::{config, Override, Progress, RunError, Scenario, ScenarioSource};
+
+create_exception!(
+    ssdtwin._core,
+    ConfigError,
+    PyValueError,
+    "A scenario problem: `key` is the dotted key path (empty when not tied to a key), `message` what is wrong and what is allowed."
+);
+
+/// Least wall time between two calls of the Python progress callable (at most 10 calls a second).
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The core's `ConfigError` as a Python `ConfigError` carrying `key` and `message`.
+fn config_error(py: Python<'_>, error: ssdtwin_core::ConfigError) -> PyErr {
+    let python_error = ConfigError::new_err(error.to_string());
+    let value = python_error.value(py);
+    // Setting attributes on a fresh exception instance cannot fail; if it ever did, the error
+    // would still carry the full text.
+    let _ = value.setattr("key", error.key);
+    let _ = value.setattr("message", error.message);
+    python_error
+}
+
+/// The scenario source and overrides of `run`/`resolve`, as core types, loaded and validated.
+fn load(
+    scenario_path: Option<PathBuf>,
+    scenario_json: Option<&str>,
+    base_dir: PathBuf,
+    set_overrides: &[String],
+    json_overrides: &[(String, String)],
+) -> Result<Scenario, ssdtwin_core::ConfigError> {
+    let source = match (scenario_path, scenario_json) {
+        (None, None) => ScenarioSource::Default,
+        (Some(path), None) => ScenarioSource::File(path),
+        (None, Some(text)) => match config::json_to_toml("", parse_json("", text)?)? {
+            toml::Value::Table(table) => ScenarioSource::Table { table, base_dir },
+            _ => return Err(ssdtwin_core::ConfigError::new("", "a scenario must be a table (a dict)")),
+        },
+        (Some(_), Some(_)) => {
+            return Err(ssdtwin_core::ConfigError::new("", "give a scenario path or a scenario table, not both"))
+        }
+    };
+    let mut overrides = set_overrides.iter().map(|text| Override::parse(text)).collect::<Result<Vec<_>, _>>()?;
+    for (key, text) in json_overrides {
+        overrides.push(Override::from_json(key, parse_json(key, text)?)?);
+    }
+    ssdtwin_core::load(&source, &overrides)
+}
+
+/// Parses JSON text; `key` names the value in errors.
+fn parse_json(key: &str, text: &str) -> Result<serde_json::Value, ssdtwin_core::ConfigError> {
+    serde_json::from_str(text).map_err(|error| ssdtwin_core::ConfigError::new(key, format!("not valid JSON: {error}")))
+}
+
+#[pymodule]
+mod _core {
+    use super::*;
+
+    #[pymodule_export]
+    use super::ConfigError;
+
+    /// Version of the simulator core.
+    #[pymodule_export]
+    #[allow(non_upper_case_globals, reason = "the Python name of a version is `__version__`")]
+    const __version__: &str = ssdtwin_core::VERSION;
+
+    /// Loads and validates a scenario and returns it, fully resolved, as JSON text.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides))]
+    fn resolve(
+        py: Python<'_>,
+        scenario_path: Option<PathBuf>,
+        scenario_json: Option<&str>,
+        base_dir: PathBuf,
+        set_overrides: Vec<String>,
+        json_overrides: Vec<(String, String)>,
+    ) -> PyResult<String> {
+        let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
+            .map_err(|error| config_error(py, error))?;
+        Ok(serde_json::to_string(&scenario).expect("a scenario always serializes"))
+    }
+
+    /// Loads a scenario, simulates it without holding the GIL and returns the report as JSON text.
+    ///
+    /// `progress(phase, fraction, host_ios, simulated_time_s)` is called at most ten times a
+    /// second; an exception from it, or a pending signal (Ctrl-C), stops the run and is raised.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, progress))]
+    fn run(
+        py: Python<'_>,
+        scenario_path: Option<PathBuf>,
+        scenario_json: Option<&str>,
+        base_dir: PathBuf,
+        set_overrides: Vec<String>,
+        json_overrides: Vec<(String, String)>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<String> {
+        let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
+            .map_err(|error| config_error(py, error))?;
+        let mut raised: Option<PyErr> = None;
+        let mut last_call: Option<Instant> = None;
+        let mut on_progress = |state: &Progress| -> bool {
+            if last_call.is_some_and(|time| time.elapsed() < PROGRESS_INTERVAL) {
+                return true;
+            }
+            last_call = Some(Instant::now());
+            Python::attach(|py| {
+                let called = match &progress {
+                    Some(callable) => callable
+                        .call1(py, (state.phase, state.fraction, state.host_ios, state.simulated_time_s))
+                        .map(drop),
+                    None => Ok(()),
+                };
+                match called.and_then(|()| py.check_signals()) {
+                    Ok(()) => true,
+                    Err(error) => {
+                        raised = Some(error);
+                        false
+                    }
+                }
+            })
+        };
+        let outcome = py.detach(|| ssdtwin_core::run(&scenario, &mut on_progress));
+        if let Some(error) = raised {
+            return Err(error);
+        }
+        match outcome {
+            Ok(report) => Ok(report.to_json().to_string()),
+            Err(RunError::Config(error)) => Err(config_error(py, error)),
+            Err(RunError::Interrupted) => Err(PyKeyboardInterrupt::new_err("simulation interrupted")),
+        }
+    }
+
+    /// The JSON schema of the scenario file, as JSON text.
+    #[pyfunction]
+    fn schema() -> String {
+        config::schema().to_string()
+    }
+
+    /// The built-in drive presets as `(name, description)` pairs, in a stable order.
+    #[pyfunction]
+    fn presets() -> Vec<(&'static str, &'static str)> {
+        config::presets().into_iter().map(|preset| (preset.name, preset.description)).collect()
+    }
+
+    /// The TOML text of the built-in default scenario.
+    #[pyfunction]
+    fn default_scenario() -> &'static str {
+        config::DEFAULT_SCENARIO
+    }
+}

@@ -1,0 +1,80 @@
+"""ssdtwin: a fast, deterministic simulator of NAND-flash solid state drives.
+
+    import ssdtwin
+    report = ssdtwin.run("scenario.toml", **{"flash.channels": 8})
+    report = ssdtwin.run({"drive": "iiot_64gb", "host": {"queue_depth": 8}}, flash__channels=2)
+    report.iops, report.latency_us["read"]["p99_99"], report.to_dict(), report.flat()
+
+The simulator is the Rust core (`ssdtwin._core`); this package is its public Python face.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from ssdtwin import _core
+from ssdtwin._arguments import ScenarioLike, core_arguments
+from ssdtwin._core import ConfigError, __version__
+from ssdtwin.report import Report
+
+__all__ = [
+    "ConfigError",
+    "ProgressCallback",
+    "Report",
+    "ScenarioLike",
+    "__version__",
+    "default_scenario",
+    "presets",
+    "resolve",
+    "run",
+    "schema",
+]
+
+ProgressCallback = Callable[[str, float, int, float], object]
+"""`progress(phase, fraction, host_ios, simulated_time_s)`: `phase` is "precondition" or "run",
+`fraction` the part of that phase done (0 to 1), `simulated_time_s` in seconds."""
+
+
+def run(
+    scenario: ScenarioLike = None, *, progress: ProgressCallback | None = None, **overrides: Any
+) -> Report:
+    """Simulates a scenario and returns its report.
+
+    `scenario` is None (the built-in default scenario), a path to a TOML scenario file, or a dict
+    with the tables of a scenario file (`{"drive": "iiot_64gb", "host": {"queue_depth": 8}}`).
+    Keyword `overrides` set single keys on top of it, with dots (`**{"flash.channels": 8}`) or
+    with `__` for dots (`flash__channels=8`). `progress`, if given, is called about ten times a
+    second with `(phase, fraction, host_ios, simulated_time_s)`; an exception it raises stops the
+    run and propagates. The simulation does not hold the GIL, so runs in threads proceed in
+    parallel.
+
+    Raises `ConfigError` (a `ValueError`, with `.key` and `.message`) for an invalid scenario,
+    `TypeError` for arguments of the wrong type and `FileNotFoundError` for a missing file.
+    """
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, not {type(progress).__name__}")
+    text = _core.run(*core_arguments(scenario, overrides), progress)
+    return Report(json.loads(text))
+
+
+def resolve(scenario: ScenarioLike = None, **overrides: Any) -> dict[str, Any]:
+    """The fully resolved scenario (preset, file and overrides merged, every default filled in)
+    as a dict, validated as `run` would, without running it."""
+    return json.loads(_core.resolve(*core_arguments(scenario, overrides)))
+
+
+def presets() -> dict[str, str]:
+    """The built-in drive presets: name to one-line description."""
+    return dict(_core.presets())
+
+
+def schema() -> dict[str, Any]:
+    """The JSON schema of the scenario file."""
+    return json.loads(_core.schema())
+
+
+def default_scenario() -> str:
+    """The TOML text of the built-in default scenario (what `run()` simulates without a scenario)."""
+    return _core.default_scenario()

@@ -1,0 +1,54 @@
+"""Type stub of the native module `ssdtwin._core` (crates/ssdtwin_py/src/lib.rs).
+
+Private: use the plain-Python API of the `ssdtwin` package instead. Scenarios and reports cross
+this boundary as JSON text.
+"""
+
+from collections.abc import Callable
+
+__version__: str
+
+class ConfigError(ValueError):
+    """A scenario problem. `str(error)` is "`key`: message", or the message when `key` is empty."""
+
+    key: str
+    """Dotted key path of the problem, e.g. `host.queue_depth`; empty when not tied to a key."""
+    message: str
+    """What is wrong and what is allowed."""
+
+def run(
+    scenario_path: str | None,
+    scenario_json: str | None,
+    base_dir: str,
+    set_overrides: list[str],
+    json_overrides: list[tuple[str, str]],
+    progress: Callable[[str, float, int, float], object] | None,
+) -> str:
+    """Loads and validates a scenario, simulates it without holding the GIL, returns the report as
+    JSON text.
+
+    The scenario is the built-in default when both `scenario_path` and `scenario_json` are None,
+    a TOML file, or a JSON object (preset paths in it relative to `base_dir`). `set_overrides` are
+    `key.path=value` strings (the CLI's `--set`), then `json_overrides` are `(key.path, JSON text)`
+    pairs. `progress(phase, fraction, host_ios, simulated_time_s)` is called at most ten times a
+    second; an exception from it, or a pending signal, stops the run and is raised here.
+    """
+
+def resolve(
+    scenario_path: str | None,
+    scenario_json: str | None,
+    base_dir: str,
+    set_overrides: list[str],
+    json_overrides: list[tuple[str, str]],
+) -> str:
+    """Loads and validates a scenario as `run` does, without running it; returns the resolved
+    scenario as JSON text."""
+
+def schema() -> str:
+    """The JSON schema of the scenario file, as JSON text."""
+
+def presets() -> list[tuple[str, str]]:
+    """The built-in drive presets as `(name, description)` pairs."""
+
+def default_scenario() -> str:
+    """The TOML text of the built-in default scenario."""

@@ -1,0 +1,108 @@
+"""The report of one run (DESIGN.md section 3.3) as a Python object.
+
+The report's fields are declared once, in the Rust core (`metrics/report.rs`); this class does
+not list them again. It wraps the nested report dict and exposes its top-level fields as
+attributes, so fields the core adds later appear here without a change.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+Scalar = bool | int | float | str | None
+
+
+class Report:
+    """The result of `ssdtwin.run`: `report.iops`, `report.latency_us["read"]["p99_99"]`,
+    `report.config` (the fully resolved scenario), `report.to_dict()`, `report.flat()`."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        if not isinstance(data, Mapping):
+            raise TypeError(f"a Report is built from the report dict, not {type(data).__name__}")
+        self._data: dict[str, Any] = copy.deepcopy(dict(data))
+
+    @classmethod
+    def from_json(cls, text: str) -> Report:
+        """The report of JSON text, as written by `to_json` or `ssdtwin run --json`."""
+        return cls(json.loads(text))
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called for names not found on the class; private names are never report fields
+        # (and must fail fast while `_data` is not yet set, e.g. during unpickling).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self._data[name]
+        except KeyError:
+            raise AttributeError(
+                f"the report has no field {name!r}; fields: {', '.join(self._data)}"
+            ) from None
+
+    def __getitem__(self, name: str) -> Any:
+        return self._data[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._data
+
+    def __dir__(self) -> list[str]:
+        return sorted({*super().__dir__(), *self._data})
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Report):
+            return NotImplemented
+        return self._data == other._data
+
+    __hash__ = None  # type: ignore[assignment]  # mutable contents, like a dict
+
+    def __getstate__(self) -> dict[str, Any]:
+        return self._data
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self._data = state
+
+    def __repr__(self) -> str:
+        latency = self._data.get("latency_us", {}).get("all", {}).get("mean")
+        parts = [f"iops={_number(self._data.get('iops'))}", f"mean_latency_us={_number(latency)}"]
+        if "host_ios" in self._data:
+            parts.append(f"host_ios={self._data['host_ios']}")
+        return f"Report({', '.join(parts)})"
+
+    @property
+    def fields(self) -> list[str]:
+        """The names of the top-level fields, in report order."""
+        return list(self._data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as a nested dict (a copy: changing it does not change the report)."""
+        return copy.deepcopy(self._data)
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """The report as JSON text."""
+        return json.dumps(self._data, indent=indent)
+
+    def flat(self) -> dict[str, Scalar]:
+        """Every scalar field keyed by its dotted path (`"latency_us.read.p99_99"`), without the
+        `config` table: one row of a sweep's results table."""
+        flat: dict[str, Scalar] = {}
+        _flatten(self._data, "", flat, skip={"config"})
+        return flat
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, into: dict[str, Scalar], skip: set[str]) -> None:
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if key in skip:
+            continue
+        if isinstance(value, Mapping):
+            _flatten(value, f"{key}.", into, skip)
+        elif value is None or isinstance(value, bool | int | float | str):
+            into[key] = value
+
+
+def _number(value: object) -> str:
+    return f"{value:.6g}" if isinstance(value, int | float) else repr(value)

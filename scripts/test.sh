@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The project's one test command. Run from the repository root on a fresh machine: it builds
+# everything it needs (a .venv with the package and its test tools) and runs every check.
+set -euo pipefail
+
+step() { printf '\n==> %s\n' "$*"; }
+
+cd "$(dirname "$0")/.."
+
+step "python3.11 -m venv .venv"
+if [ ! -x .venv/bin/python ]; then
+    python3.11 -m venv .venv
+fi
+
+step 'pip install ".[test]" (release build of the Rust core)'
+.venv/bin/python -m pip install --quiet ".[test]"
+
+step "cargo test --workspace"
+cargo test --workspace
+
+step "cargo clippy --workspace --all-targets -- -D warnings"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "ruff check python tests"
+.venv/bin/ruff check python tests
+
+step "ruff format --check python tests"
+.venv/bin/ruff format --check python tests
+
+step "pytest -q tests"
+.venv/bin/pytest -q tests

@@ -1,0 +1,130 @@
+"""The `ssdtwin` command line, run as `python -m ssdtwin` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+import ssdtwin
+from conftest import SMALL_SET, cli
+from ssdtwin import cli as cli_module
+
+
+def test_version():
+    process = cli("--version")
+    assert process.returncode == 0
+    assert process.stdout.strip() == f"ssdtwin {ssdtwin.__version__}"
+
+
+def test_presets_lists_each_preset_on_one_line():
+    process = cli("presets")
+    assert process.returncode == 0, process.stderr
+    lines = process.stdout.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert {"enterprise_tlc", "iiot_64gb", "iiot_512gb", "cho_512gb"} <= set(names)
+    assert len(lines) == len(ssdtwin.presets())
+
+
+def test_schema_is_valid_json():
+    process = cli("schema")
+    assert process.returncode == 0, process.stderr
+    schema = json.loads(process.stdout)
+    assert "queue_depth" in json.dumps(schema)
+
+
+def test_run_json_to_stdout_reflects_set():
+    process = cli("run", *SMALL_SET, "--set", "flash.channels=8", "--json", "-")
+    assert process.returncode == 0, process.stderr
+    report = json.loads(process.stdout)  # nothing but JSON on stdout
+    assert report["config"]["flash"]["channels"] == 8
+    assert report["config"]["workload"]["precondition"] == "none"
+    assert "Traceback" not in process.stderr
+
+
+def test_run_prints_a_summary_and_writes_the_json_file(tmp_path):
+    out = tmp_path / "report.json"
+    process = cli("run", *SMALL_SET, "--json", str(out), "--quiet")
+    assert process.returncode == 0, process.stderr
+    headings = ["IOPS", "Bandwidth", "WAF", "HoL events", "Die utilisation", "Latency", "p99.99", "reads"]
+    for heading in headings:
+        assert heading in process.stdout, heading
+    assert json.loads(out.read_text())["config"]["flash"]["blocks_per_plane"] == 16
+
+
+def test_run_scenario_file(tmp_path):
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_text('seed = 3\ndrive = "cho_512gb"\n')
+    process = cli("run", str(scenario), *SMALL_SET, "--json", "-")
+    assert process.returncode == 0, process.stderr
+    report = json.loads(process.stdout)
+    assert report["seed"] == 3
+    assert report["config"]["drive"] == "cho_512gb"
+
+
+def test_bad_set_key_is_one_error_line_and_exit_2():
+    process = cli("run", "--set", "host.queue_dept=4", "--json", "-")
+    assert process.returncode == 2
+    assert process.stderr.startswith("error: ")
+    assert "host.queue_dept" in process.stderr
+    assert "Traceback" not in process.stderr
+    assert process.stdout == ""
+
+
+def test_malformed_set_is_an_error():
+    process = cli("run", "--set", "flash.channels")
+    assert process.returncode == 2
+    assert process.stderr.startswith("error: ")
+    assert "key.path=value" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_out_of_range_set_names_the_key():
+    process = cli("run", "--set", "flash.channels=0")
+    assert process.returncode == 2
+    assert "flash.channels" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_missing_scenario_file_is_an_error(tmp_path):
+    process = cli("run", str(tmp_path / "nope.toml"))
+    assert process.returncode == 2
+    assert process.stderr.startswith("error: ")
+    assert "nope.toml" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_ctrl_c_exits_130(monkeypatch):
+    def interrupted(*_args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_module._core, "run", interrupted)
+    result = CliRunner().invoke(cli_module.main, ["run", "--quiet"])
+    assert result.exit_code == 130
+
+
+def test_progress_bar_follows_the_phases():
+    class Display:  # records what a rich Progress would be told
+        def __init__(self):
+            self.calls = []
+
+        def add_task(self, *_args, **_fields):
+            return 0
+
+        def reset(self, _task, **fields):
+            self.calls.append(("reset", fields["description"]))
+
+        def update(self, _task, **fields):
+            self.calls.append(("update", fields["completed"]))
+
+    display = Display()
+    bar = cli_module.ProgressBar(display)
+    for phase, fraction in [("precondition", 0.5), ("precondition", 1.0), ("run", 0.25)]:
+        bar(phase, fraction, 0, 0.0)
+    assert display.calls == [
+        ("reset", "precondition"),
+        ("update", 0.5),
+        ("update", 1.0),
+        ("reset", "run"),
+        ("update", 0.25),
+    ]
