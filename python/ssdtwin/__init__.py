@@ -16,11 +16,12 @@ from typing import Any
 
 from ssdtwin import _core
 from ssdtwin._arguments import ScenarioLike, core_arguments
-from ssdtwin._core import ConfigError, __version__
+from ssdtwin._core import ConfigError, SimulationError, __version__
 from ssdtwin.report import Report
 
 __all__ = [
     "ConfigError",
+    "SimulationError",
     "ProgressCallback",
     "Report",
     "ScenarioLike",

@@ -8,6 +8,9 @@ from collections.abc import Callable
 
 __version__: str
 
+class SimulationError(RuntimeError):
+    """The simulated drive could not finish the workload (e.g. GC found nothing to reclaim)."""
+
 class ConfigError(ValueError):
     """A scenario problem. `str(error)` is "`key`: message", or the message when `key` is empty."""
 

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ssdtwin import ConfigError, Report, __version__, _core, presets, schema
+from ssdtwin import ConfigError, Report, SimulationError, __version__, _core, presets, schema
 from ssdtwin._arguments import core_arguments
 
 EXIT_USAGE = 2
@@ -61,6 +61,8 @@ def run_command(
             report = Report(json.loads(_core.run(*arguments, progress)))
     except ConfigError as error:
         fail(str(error).rstrip())
+    except SimulationError as error:
+        fail(f"simulation stopped: {error}")
     except OSError as error:
         fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
     except KeyboardInterrupt:

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use ssdtwin_core::{config, Override, Progress, RunError, Scenario, ScenarioSource};
@@ -19,6 +19,13 @@ create_exception!(
     ConfigError,
     PyValueError,
     "A scenario problem: `key` is the dotted key path (empty when not tied to a key), `message` what is wrong and what is allowed."
+);
+
+create_exception!(
+    ssdtwin._core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulated drive could not finish the workload (e.g. garbage collection found nothing to reclaim)."
 );
 
 /// Least wall time between two calls of the Python progress callable (at most 10 calls a second).
@@ -72,6 +79,9 @@ mod _core {
 
     #[pymodule_export]
     use super::ConfigError;
+
+    #[pymodule_export]
+    use super::SimulationError;
 
     /// Version of the simulator core.
     #[pymodule_export]
@@ -142,6 +152,7 @@ mod _core {
             Ok(report) => Ok(report.to_json().to_string()),
             Err(RunError::Config(error)) => Err(config_error(py, error)),
             Err(RunError::Interrupted) => Err(PyKeyboardInterrupt::new_err("simulation interrupted")),
+            Err(RunError::Stalled(message)) => Err(SimulationError::new_err(message)),
         }
     }
 
