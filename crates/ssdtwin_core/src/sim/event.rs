@@ -12,9 +12,10 @@ use super::time::Time;
 /// Everything that can happen in the simulated drive. Ids are indices into dense tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The host may submit its next command (closed loop after a submission gap, or the next
-    /// open-loop arrival).
+    /// The submission gap has passed: the host may submit again.
     HostSubmit,
+    /// An open-loop command arrives at the host.
+    HostArrival,
     /// A command has crossed the host interface (fetch, firmware, and for writes the payload) and
     /// its transactions join the controller's queue.
     CommandArrived { command: u32 },

@@ -177,13 +177,20 @@ impl Simulation {
         }
         let precondition_wall = started.elapsed();
 
+        if self.host.mode == HostMode::Open {
+            self.events.schedule(Time::ZERO, Event::HostArrival);
+        }
         self.host_try_submit();
         let mut last_report = Instant::now();
         while let Some((time, event)) = self.events.pop() {
             self.now = time;
             self.events_handled += 1;
             match event {
-                Event::HostSubmit => self.on_host_submit(),
+                Event::HostSubmit => {
+                    self.host.wakeup_pending = false;
+                    self.host_try_submit();
+                }
+                Event::HostArrival => self.on_host_arrival(),
                 Event::CommandArrived { command } => self.on_command_arrived(command),
                 Event::ReadSensed { die } => self.on_read_sensed(die),
                 Event::DieDone { die } => self.on_die_done(die),
@@ -240,10 +247,7 @@ impl Simulation {
                 }
                 HostMode::Open => match self.host.backlog.front() {
                     Some(&arrival) => arrival,
-                    None => {
-                        self.schedule_first_arrival();
-                        return;
-                    }
+                    None => return,
                 },
             };
             let allowed = self.host.next_allowed();
@@ -261,21 +265,13 @@ impl Simulation {
         }
     }
 
-    fn schedule_first_arrival(&mut self) {
-        if self.host.issued == 0 && !self.host.wakeup_pending {
-            self.host.wakeup_pending = true;
-            self.events.schedule(self.now, Event::HostSubmit);
-        }
-    }
-
-    fn on_host_submit(&mut self) {
-        self.host.wakeup_pending = false;
-        if self.host.mode == HostMode::Open && self.host.more_to_issue(self.now) {
-            // One arrival now, the next one a gap later.
+    /// Open loop: one arrival now, the next one an arrival gap later.
+    fn on_host_arrival(&mut self) {
+        if self.host.more_to_issue(self.now) {
             self.host.backlog.push_back(self.now);
             self.host.issued += 1;
             if self.host.more_to_issue(self.now + self.host.arrival_gap) {
-                self.events.schedule(self.now + self.host.arrival_gap, Event::HostSubmit);
+                self.events.schedule(self.now + self.host.arrival_gap, Event::HostArrival);
             }
         }
         self.host_try_submit();
