@@ -29,6 +29,29 @@ const PROGRESS_EVENT_STRIDE: u64 = 1 << 14;
 /// Wall time between two progress reports.
 const PROGRESS_WALL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
 
+/// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
+/// letting the allocation abort the process.
+fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), ConfigError> {
+    let physical = geometry.physical_units() as f64;
+    let needed = 4.0 * (physical + physical * (1.0 - over_provisioning));
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
+        line.split_whitespace().nth(1)?.parse::<f64>().ok().map(|kib| kib * 1024.0)
+    });
+    match available {
+        Some(available) if needed > available => Err(ConfigError::new(
+            "flash",
+            format!(
+                "the mapping tables of this drive need {:.1} GiB but {:.1} GiB of memory is available; \
+                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit",
+                needed / f64::from(1u32 << 30),
+                available / f64::from(1u32 << 30)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// One simulated drive under one workload.
 #[derive(Debug)]
 pub struct Simulation {
@@ -77,6 +100,7 @@ impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
         let geometry = Geometry::from_scenario(scenario);
+        check_memory(&geometry, scenario.ftl.over_provisioning)?;
         let timing = Timing::from_scenario(scenario, &geometry);
         let ftl = Ftl::new(scenario, geometry, Rng::stream(scenario.seed, "ftl"));
 

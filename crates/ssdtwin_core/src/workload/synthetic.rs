@@ -47,9 +47,13 @@ impl Synthetic {
             Distribution::Uniform => Popularity::Uniform,
             Distribution::Zipf => Popularity::Zipf(Zipf::new(u64::from(span_units), config.zipf_theta)),
             Distribution::Jesd219 => {
-                let cut1 = (f64::from(span_units) * 0.05).round().max(1.0) as u32;
-                let cut2 = (f64::from(span_units) * 0.20).round().max(f64::from(cut1 + 1)) as u32;
-                Popularity::Regions(vec![(0.5, 0, cut1), (0.8, cut1, cut2 - cut1), (1.0, cut2, span_units - cut2)])
+                let cut1 = ((f64::from(span_units) * 0.05).round() as u32).clamp(1, span_units);
+                let cut2 = ((f64::from(span_units) * 0.20).round() as u32).clamp(cut1, span_units);
+                Popularity::Regions(vec![
+                    (0.5, 0, cut1),
+                    (0.8, cut1, cut2 - cut1),
+                    (1.0, cut2, span_units - cut2),
+                ])
             }
         };
         Synthetic {
@@ -89,7 +93,11 @@ impl Synthetic {
                     Popularity::Zipf(zipf) => (zipf.sample(&mut self.rng) - 1) * slots / zipf.items(),
                     Popularity::Regions(regions) => {
                         let draw = self.rng.unit();
-                        let &(_, start, length) = regions.iter().find(|(cumulative, _, _)| draw < *cumulative).unwrap_or(&regions[0]);
+                        // An empty region (a tiny span) hands its share to the next one.
+                        let &(_, start, length) = regions
+                            .iter()
+                            .find(|(cumulative, _, length)| draw < *cumulative && *length > 0)
+                            .unwrap_or(&regions[0]);
                         let unit = u64::from(start) + self.rng.below(u64::from(length.max(1)));
                         unit / u64::from(units)
                     }
@@ -228,6 +236,13 @@ mod tests {
             let observed = f64::from(counts[k]) / draws as f64;
             assert!((observed - expected).abs() < 0.1 * expected + 0.0005, "rank {k}: {observed} vs {expected}");
         }
+    }
+
+    #[test]
+    fn jesd219_on_a_tiny_span_stays_in_the_span() {
+        let config = WorkloadConfig { distribution: Distribution::Jesd219, ..WorkloadConfig::default() };
+        let mut synthetic = generator(&config, 2);
+        assert!((0..1000).all(|_| synthetic.next_command().first_unit < 2));
     }
 
     #[test]
