@@ -21,10 +21,10 @@ from ssdtwin.report import Report
 
 __all__ = [
     "ConfigError",
-    "SimulationError",
     "ProgressCallback",
     "Report",
     "ScenarioLike",
+    "SimulationError",
     "__version__",
     "default_scenario",
     "presets",
