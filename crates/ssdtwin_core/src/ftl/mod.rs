@@ -209,6 +209,15 @@ impl Ftl {
         };
         let victim = self.policy.select(&mut context)?;
         self.blocks.take_victim(victim);
+        // A full block stays its stream's open block until the stream's next allocation moves on;
+        // once erased it must not be written through that stale reference.
+        let planes = self.geometry.planes() as usize;
+        for stream in [Stream::User, Stream::Gc] {
+            let slot = stream as usize * planes + plane as usize;
+            if self.active[slot] == victim {
+                self.active[slot] = NONE;
+            }
+        }
         Some(victim)
     }
 
@@ -409,5 +418,50 @@ impl FunctionalWriter {
         }
         self.pages.clear();
         self.filled = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_victim_stops_being_its_streams_open_block() {
+        let mut scenario = Scenario::default();
+        scenario.flash.channels = 1;
+        scenario.flash.dies_per_chip = 1;
+        scenario.flash.planes_per_die = 1;
+        scenario.flash.blocks_per_plane = 8;
+        scenario.flash.pages_per_block = 2;
+        let geometry = Geometry::from_scenario(&scenario);
+        let mut ftl = Ftl::new(&scenario, geometry, Rng::stream(1, "ftl"));
+        // Fill one user block and program it: it closes but stays the user stream's open block.
+        let mut logical = 0;
+        let mut user_block = NONE;
+        for _ in 0..geometry.pages_per_block {
+            let (block, page) = ftl.allocate_page(0, Stream::User);
+            user_block = block;
+            for slot in 0..geometry.units_per_page {
+                ftl.place(logical, geometry.unit_address(block, page, slot), Stream::User);
+                logical += 1;
+            }
+            ftl.page_programmed(block);
+        }
+        // A GC copy elsewhere makes one unit of it stale, so it qualifies as the victim.
+        ftl.place_gc_copy(0, 0);
+        assert_eq!(ftl.take_victim(0), Some(user_block));
+        let first = geometry.unit_address(user_block, 0, 0);
+        for unit in first..first + geometry.units_per_block() {
+            let logical = ftl.mapping.logical(unit);
+            if logical != NONE {
+                ftl.place_gc_copy(0, logical);
+            }
+        }
+        ftl.erase(user_block);
+        // The next user page comes from a block taken off the free list, not from the erased
+        // victim (which is on the free list too).
+        let (block, _) = ftl.allocate_page(0, Stream::User);
+        assert_ne!(block, user_block, "wrote into an erased block still on the free list");
+        assert!(!ftl.free[0].contains(&block));
     }
 }
