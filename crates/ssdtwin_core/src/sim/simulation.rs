@@ -200,7 +200,6 @@ impl Simulation {
             return Err(RunError::Interrupted);
         }
         let precondition_wall = started.elapsed();
-
         if self.host.mode == HostMode::Open {
             self.events.schedule(Time::ZERO, Event::HostArrival);
         }
