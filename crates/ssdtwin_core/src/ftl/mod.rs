@@ -350,14 +350,38 @@ impl Ftl {
         };
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::default();
-        for index in 0..total {
-            let logical = if index < u64::from(span_units) {
-                index as u32
-            } else {
-                pattern_rng.below(u64::from(span_units)) as u32
-            };
+        for logical in 0..span_units {
             writer.write(self, logical)?;
-            if index % (1 << 20) == 0 && !progress(index as f64 / total as f64) {
+            if logical % (1 << 20) == 0 && !progress(f64::from(logical) / total as f64) {
+                return Ok(false);
+            }
+        }
+        // Random overwrites are bound by memory latency: draw a batch of addresses, touch their
+        // mapping entries (independent loads the CPU overlaps), then write them in order.
+        const BATCH: usize = 32;
+        let mut batch = [0u32; BATCH];
+        let mut done = 0u64;
+        while done < random_writes {
+            let count = (random_writes - done).min(BATCH as u64) as usize;
+            let mut touched = 0u32;
+            for slot in &mut batch[..count] {
+                *slot = pattern_rng.below(u64::from(span_units)) as u32;
+                touched ^= self.mapping.physical(*slot);
+            }
+            for &logical in &batch[..count] {
+                let physical = self.mapping.physical(logical);
+                if physical != NONE {
+                    touched ^= self.mapping.logical(physical);
+                    touched ^= self.blocks.valid[self.geometry.block_of_unit(physical) as usize];
+                }
+            }
+            std::hint::black_box(touched);
+            for &logical in &batch[..count] {
+                writer.write(self, logical)?;
+            }
+            let before = done;
+            done += count as u64;
+            if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
                 return Ok(false);
             }
         }
