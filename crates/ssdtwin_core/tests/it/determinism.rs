@@ -1,0 +1,115 @@
+//! Determinism (DESIGN sections 1 and 7, tier 6): one seed and one config give one report, bit for
+//! bit, on any thread and next to any other simulation; another seed gives another run.
+
+use serde_json::Value;
+use ssdtwin_core::{Report, Scenario, Simulation};
+
+use crate::{run, scenario};
+
+/// The report as JSON without the fields that measure the host computer, not the drive.
+fn simulated_part(report: &Report) -> Value {
+    let mut json = report.to_json();
+    let object = json.as_object_mut().expect("a report is a JSON object");
+    object.remove("wall_time_s").expect("reports carry wall_time_s");
+    let simulator =
+        object.get_mut("simulator").and_then(Value::as_object_mut).expect("reports carry a simulator section");
+    simulator.remove("precondition_wall_time_s").expect("reports carry precondition_wall_time_s");
+    json
+}
+
+/// [`simulated_part`] without the seed, for comparing runs that differ only in it.
+fn seedless_part(report: &Report) -> Value {
+    let mut json = simulated_part(report);
+    let object = json.as_object_mut().expect("a report is a JSON object");
+    object.remove("seed");
+    object.get_mut("config").and_then(Value::as_object_mut).expect("reports carry the config").remove("seed");
+    json
+}
+
+/// A run that exercises every source of randomness: random 70/30 mixed I/O after steady-state
+/// preconditioning (workload, precondition and GC streams) with program-time variability (flash
+/// stream), at queue depth 32 so the orders of events depend on all of them.
+fn busy_mix(seed: u64) -> Scenario {
+    let seed = format!("seed={seed}");
+    scenario(&[
+        &seed,
+        "workload.read_fraction=0.7",
+        "workload.precondition=steady",
+        "workload.io_count=20000",
+        "host.queue_depth=32",
+        "flash.program_time_spread=0.1",
+        "ftl.gc_policy=random",
+    ])
+}
+
+#[test]
+fn same_seed_and_config_give_the_same_report() {
+    let scenario = busy_mix(7);
+    let first = run(&scenario);
+    let second = run(&scenario);
+    assert!(first.flash.erases > 0 && first.latency_us.write.count > 0, "the run exercises writes and GC");
+    assert_eq!(simulated_part(&first), simulated_part(&second));
+}
+
+#[test]
+fn a_different_seed_gives_different_latencies() {
+    let first = run(&busy_mix(1));
+    let second = run(&busy_mix(2));
+    assert_ne!(first.latency_us.read, second.latency_us.read);
+    assert_ne!(first.latency_us.write, second.latency_us.write);
+}
+
+/// Sequential writes to an empty drive: the workload draws no address and no read, so the
+/// commands are the same whatever the seed, and only program-time variability can use it.
+fn sequential_writes(seed: u64, spread: f64) -> Scenario {
+    let seed = format!("seed={seed}");
+    let spread = format!("flash.program_time_spread={spread}");
+    scenario(&[
+        &seed,
+        &spread,
+        "workload.read_fraction=0.0",
+        "workload.pattern=sequential",
+        "workload.block_size=64KiB",
+        "workload.precondition=none",
+        "workload.io_count=600",
+        "host.queue_depth=16",
+        "controller.frame_buffer=64",
+    ])
+}
+
+#[test]
+fn program_time_spread_draws_from_the_seed_reproducibly() {
+    // Without spread the seed has nothing to act on: the runs are identical.
+    let fixed = run(&sequential_writes(1, 0.0));
+    assert_eq!(seedless_part(&fixed), seedless_part(&run(&sequential_writes(2, 0.0))));
+    // With spread, the program times, hence the write latencies, follow the seed...
+    let spread = run(&sequential_writes(1, 0.1));
+    let other_seed = run(&sequential_writes(2, 0.1));
+    assert_ne!(spread.latency_us.write, fixed.latency_us.write, "the spread changes program times");
+    assert_ne!(spread.latency_us.write, other_seed.latency_us.write, "another seed, other program times");
+    assert_ne!(spread.simulated_time_s, other_seed.simulated_time_s);
+    // ...and the same seed reproduces them.
+    assert_eq!(simulated_part(&spread), simulated_part(&run(&sequential_writes(1, 0.1))));
+}
+
+#[test]
+fn simulations_on_two_threads_match_sequential_runs() {
+    fn assert_send<T: Send>() {}
+    assert_send::<Simulation>();
+
+    let scenarios = [busy_mix(3), busy_mix(4)];
+    let sequential: Vec<Value> = scenarios.iter().map(|scenario| simulated_part(&run(scenario))).collect();
+    let parallel: Vec<Value> = std::thread::scope(|scope| {
+        let handles: Vec<_> = scenarios
+            .iter()
+            .map(|scenario| {
+                // Built here, run on the other thread: the simulation itself crosses over.
+                let mut simulation = Simulation::new(scenario).expect("valid scenario");
+                scope.spawn(move || simulation.run(&mut |_| true).expect("run completes"))
+            })
+            .collect();
+        handles.into_iter().map(|handle| simulated_part(&handle.join().expect("no panic"))).collect()
+    });
+    assert_eq!(sequential, parallel);
+    assert_ne!(sequential[0], sequential[1], "the two seeds give two different runs");
+}
