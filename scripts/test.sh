@@ -15,6 +15,9 @@ fi
 step 'pip install ".[test]" (release build of the Rust core)'
 .venv/bin/python -m pip install --quiet ".[test]"
 
+step "cargo fmt --all --check"
+cargo fmt --all --check
+
 step "cargo test --workspace"
 cargo test --workspace
 

@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use ssdtwin_core::{load, Override, ScenarioSource};
 
 #[derive(Parser)]
-#[command(name = "ssdtwin-cli", version, about = "ssdtwin without Python: run scenarios and the benchmark")]
+#[command(
+    name = "ssdtwin-cli",
+    version,
+    about = "ssdtwin without Python: run scenarios and the benchmark"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -58,7 +62,10 @@ fn main() -> ExitCode {
 }
 
 fn parse_overrides(texts: &[String]) -> Result<Vec<Override>, String> {
-    texts.iter().map(|text| Override::parse(text).map_err(|error| error.to_string())).collect()
+    texts
+        .iter()
+        .map(|text| Override::parse(text).map_err(|error| error.to_string()))
+        .collect()
 }
 
 fn execute(command: Command) -> Result<(), String> {
@@ -70,13 +77,20 @@ fn execute(command: Command) -> Result<(), String> {
             println!("{}", serde_json::to_string_pretty(&report.to_json()).expect("JSON"));
             Ok(())
         }
-        Command::Bench { case, io_count, overrides } => bench(case, io_count, &overrides),
+        Command::Bench {
+            case,
+            io_count,
+            overrides,
+        } => bench(case, io_count, &overrides),
     }
 }
 
 fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String> {
     let (name, settings) = match case {
-        BenchCase::Read => ("4 KiB random read, QD 64, filled drive", ["workload.read_fraction=1.0", "workload.precondition=fill"]),
+        BenchCase::Read => (
+            "4 KiB random read, QD 64, filled drive",
+            ["workload.read_fraction=1.0", "workload.precondition=fill"],
+        ),
         BenchCase::Write => (
             "4 KiB random write, QD 64, steady state with GC",
             ["workload.read_fraction=0.0", "workload.precondition=steady"],
@@ -102,13 +116,25 @@ fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String>
     let peak_bytes = peak_resident_bytes();
     println!("case: {name}");
     println!("host I/Os simulated:        {}", report.host_ios);
-    println!("simulated I/Os per second:  {:.0}   (wall {:.2} s, preconditioning {:.2} s more)", report.host_ios as f64 / measured_wall, measured_wall, report.simulator.precondition_wall_time_s);
+    println!(
+        "simulated I/Os per second:  {:.0}   (wall {:.2} s, preconditioning {:.2} s more)",
+        report.host_ios as f64 / measured_wall,
+        measured_wall,
+        report.simulator.precondition_wall_time_s
+    );
     println!("simulated drive IOPS:       {:.0}", report.iops);
     println!("WAF:                        {:.2}", report.waf);
     println!("logical mapping units:      {}", report.simulator.logical_units);
-    println!("state per mapping unit:     {:.2} bytes (mapping + block tables)", report.simulator.state_bytes_per_mapping_unit);
+    println!(
+        "state per mapping unit:     {:.2} bytes (mapping + block tables)",
+        report.simulator.state_bytes_per_mapping_unit
+    );
     if let Some(peak) = peak_bytes {
-        println!("peak resident memory:       {:.1} MiB ({:.2} bytes per mapping unit)", peak as f64 / 1048576.0, peak as f64 / report.simulator.logical_units as f64);
+        println!(
+            "peak resident memory:       {:.1} MiB ({:.2} bytes per mapping unit)",
+            peak as f64 / 1048576.0,
+            peak as f64 / report.simulator.logical_units as f64
+        );
     }
     Ok(())
 }

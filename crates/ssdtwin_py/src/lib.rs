@@ -55,13 +55,24 @@ fn load(
         (Some(path), None) => ScenarioSource::File(path),
         (None, Some(text)) => match config::json_to_toml("", parse_json("", text)?)? {
             toml::Value::Table(table) => ScenarioSource::Table { table, base_dir },
-            _ => return Err(ssdtwin_core::ConfigError::new("", "a scenario must be a table (a dict)")),
+            _ => {
+                return Err(ssdtwin_core::ConfigError::new(
+                    "",
+                    "a scenario must be a table (a dict)",
+                ))
+            }
         },
         (Some(_), Some(_)) => {
-            return Err(ssdtwin_core::ConfigError::new("", "give a scenario path or a scenario table, not both"))
+            return Err(ssdtwin_core::ConfigError::new(
+                "",
+                "give a scenario path or a scenario table, not both",
+            ))
         }
     };
-    let mut overrides = set_overrides.iter().map(|text| Override::parse(text)).collect::<Result<Vec<_>, _>>()?;
+    let mut overrides = set_overrides
+        .iter()
+        .map(|text| Override::parse(text))
+        .collect::<Result<Vec<_>, _>>()?;
     for (key, text) in json_overrides {
         overrides.push(Override::from_json(key, parse_json(key, text)?)?);
     }
@@ -131,7 +142,10 @@ mod _core {
             Python::attach(|py| {
                 let called = match &progress {
                     Some(callable) => callable
-                        .call1(py, (state.phase, state.fraction, state.host_ios, state.simulated_time_s))
+                        .call1(
+                            py,
+                            (state.phase, state.fraction, state.host_ios, state.simulated_time_s),
+                        )
                         .map(drop),
                     None => Ok(()),
                 };
@@ -165,7 +179,10 @@ mod _core {
     /// The built-in drive presets as `(name, description)` pairs, in a stable order.
     #[pyfunction]
     fn presets() -> Vec<(&'static str, &'static str)> {
-        config::presets().into_iter().map(|preset| (preset.name, preset.description)).collect()
+        config::presets()
+            .into_iter()
+            .map(|preset| (preset.name, preset.description))
+            .collect()
     }
 
     /// The TOML text of the built-in default scenario.

@@ -31,7 +31,10 @@ pub struct ConfigError {
 
 impl ConfigError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError { key: key.into(), message: message.into() }
+        ConfigError {
+            key: key.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -71,9 +74,9 @@ impl Override {
     /// Parses `key.path=value`; the value is read as a TOML literal (`8`, `0.5`, `true`,
     /// `"4KiB"`, `[1, 2]`) and, failing that, taken as a bare string (`4KiB`, `read_first`).
     pub fn parse(text: &str) -> Result<Override, ConfigError> {
-        let (key, raw) = text.split_once('=').ok_or_else(|| {
-            ConfigError::new("", format!("override `{text}` is not of the form key.path=value"))
-        })?;
+        let (key, raw) = text
+            .split_once('=')
+            .ok_or_else(|| ConfigError::new("", format!("override `{text}` is not of the form key.path=value")))?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|part| part.trim().is_empty()) {
             return Err(ConfigError::new("", format!("override `{text}` has an empty key")));
@@ -83,12 +86,18 @@ impl Override {
             .ok()
             .and_then(|mut table| table.remove("value"))
             .unwrap_or_else(|| toml::Value::String(raw.to_string()));
-        Ok(Override { key: key.to_string(), value })
+        Ok(Override {
+            key: key.to_string(),
+            value,
+        })
     }
 
     /// An override from a JSON value (the Python API's keyword arguments).
     pub fn from_json(key: &str, value: serde_json::Value) -> Result<Override, ConfigError> {
-        Ok(Override { key: key.to_string(), value: json_to_toml(key, value)? })
+        Ok(Override {
+            key: key.to_string(),
+            value: json_to_toml(key, value)?,
+        })
     }
 }
 
@@ -113,7 +122,11 @@ pub fn json_to_toml(key: &str, value: serde_json::Value) -> Result<toml::Value, 
         J::Object(fields) => {
             let mut table = toml::Table::new();
             for (name, item) in fields {
-                let path = if key.is_empty() { name.clone() } else { format!("{key}.{name}") };
+                let path = if key.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{key}.{name}")
+                };
                 table.insert(name, json_to_toml(&path, item)?);
             }
             toml::Value::Table(table)
@@ -149,7 +162,10 @@ pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario,
         None => Scenario::default().drive,
         Some(toml::Value::String(name)) => name.clone(),
         Some(other) => {
-            return Err(ConfigError::new("drive", format!("expected a preset name or a path, got `{other}`")))
+            return Err(ConfigError::new(
+                "drive",
+                format!("expected a preset name or a path, got `{other}`"),
+            ))
         }
     };
     let mut merged = presets::load_preset(&drive, &base_dir)?;
@@ -180,7 +196,11 @@ fn clean_serde_message(message: &str) -> String {
     let message = message.trim();
     let last = message.lines().rfind(|line| !line.trim().is_empty()).unwrap_or(message);
     let first = message.lines().next().unwrap_or(message);
-    let text = if first.starts_with("TOML parse error") { last } else { first };
+    let text = if first.starts_with("TOML parse error") {
+        last
+    } else {
+        first
+    };
     text.trim().to_string()
 }
 
@@ -200,7 +220,10 @@ fn set_path(table: &mut toml::Table, key: &str, value: toml::Value) -> Result<()
             toml::Value::Table(inner) => inner,
             _ => {
                 let prefix = parts[..=depth].join(".");
-                return Err(ConfigError::new(prefix, format!("is a value, not a table, so `{key}` cannot be set")));
+                return Err(ConfigError::new(
+                    prefix,
+                    format!("is a value, not a table, so `{key}` cannot be set"),
+                ));
             }
         };
     }
@@ -230,7 +253,13 @@ mod tests {
     use super::*;
 
     fn load_text(text: &str) -> Result<Scenario, ConfigError> {
-        load(&ScenarioSource::Text { toml: text.to_string(), base_dir: PathBuf::from(".") }, &[])
+        load(
+            &ScenarioSource::Text {
+                toml: text.to_string(),
+                base_dir: PathBuf::from("."),
+            },
+            &[],
+        )
     }
 
     #[test]
@@ -278,7 +307,10 @@ mod tests {
 
     #[test]
     fn overrides_apply_after_file_and_preset() {
-        let overrides = [Override::parse("flash.channels=8").unwrap(), Override::parse("controller.scheduler=read_first").unwrap()];
+        let overrides = [
+            Override::parse("flash.channels=8").unwrap(),
+            Override::parse("controller.scheduler=read_first").unwrap(),
+        ];
         let scenario = load(&ScenarioSource::Default, &overrides).unwrap();
         assert_eq!(scenario.flash.channels, 8);
         assert_eq!(scenario.controller.scheduler, SchedulerKind::ReadFirst);
@@ -287,7 +319,10 @@ mod tests {
     #[test]
     fn default_scenario_with_another_drive_keeps_that_drive_size() {
         let scenario = load(&ScenarioSource::Default, &[Override::parse("drive=iiot_64gb").unwrap()]).unwrap();
-        assert_eq!(scenario.flash.blocks_per_plane, 1024, "the preset's size, not the demo shrink");
+        assert_eq!(
+            scenario.flash.blocks_per_plane, 1024,
+            "the preset's size, not the demo shrink"
+        );
         assert_eq!(scenario.flash.channels, 1);
         let default = load(&ScenarioSource::Default, &[]).unwrap();
         assert_eq!(default.flash.blocks_per_plane, 64);
@@ -297,7 +332,10 @@ mod tests {
     fn override_parse_reads_literals_and_bare_strings() {
         assert_eq!(Override::parse("a.b=8").unwrap().value, toml::Value::Integer(8));
         assert_eq!(Override::parse("a.b=0.5").unwrap().value, toml::Value::Float(0.5));
-        assert_eq!(Override::parse("a=4KiB").unwrap().value, toml::Value::String("4KiB".into()));
+        assert_eq!(
+            Override::parse("a=4KiB").unwrap().value,
+            toml::Value::String("4KiB".into())
+        );
         assert!(Override::parse("novalue").is_err());
         assert!(Override::parse("a..b=1").is_err());
     }
@@ -318,7 +356,13 @@ mod tests {
     #[test]
     fn schema_lists_sections() {
         let schema = schema().to_string();
-        for key in ["queue_depth", "frame_buffer", "blocks_per_plane", "gc_policy", "read_fraction"] {
+        for key in [
+            "queue_depth",
+            "frame_buffer",
+            "blocks_per_plane",
+            "gc_policy",
+            "read_fraction",
+        ] {
             assert!(schema.contains(key), "schema lacks {key}");
         }
     }

@@ -18,7 +18,10 @@ pub struct Preset {
 
 macro_rules! preset {
     ($name:literal) => {
-        ($name, include_str!(concat!("../../../../configs/drives/", $name, ".toml")))
+        (
+            $name,
+            include_str!(concat!("../../../../configs/drives/", $name, ".toml")),
+        )
     };
 }
 
@@ -33,7 +36,11 @@ const PRESET_FILES: [(&str, &str); 4] = [
 pub fn presets() -> Vec<Preset> {
     PRESET_FILES
         .iter()
-        .map(|&(name, toml)| Preset { name, description: description_of(toml), toml })
+        .map(|&(name, toml)| Preset {
+            name,
+            description: description_of(toml),
+            toml,
+        })
         .collect()
 }
 
@@ -63,17 +70,25 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
         None => {
             return Err(ConfigError::new(
                 "drive",
-                format!("`{drive}` is not a preset ({}) nor a path to a .toml file", preset_names().join(", ")),
+                format!(
+                    "`{drive}` is not a preset ({}) nor a path to a .toml file",
+                    preset_names().join(", ")
+                ),
             ))
         }
     };
     let mut table: toml::Table = toml::from_str(&text)
         .map_err(|error| ConfigError::new("drive", format!("{origin} is not valid TOML: {error}")))?;
     table.remove("description");
-    if let Some(key) = table.keys().find(|key| !["host", "controller", "flash", "ftl", "workload"].contains(&key.as_str())) {
+    if let Some(key) = table
+        .keys()
+        .find(|key| !["host", "controller", "flash", "ftl", "workload"].contains(&key.as_str()))
+    {
         return Err(ConfigError::new(
             format!("drive.{key}"),
-            format!("{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload] and description"),
+            format!(
+                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload] and description"
+            ),
         ));
     }
     Ok(table)

@@ -160,10 +160,15 @@ impl<'de> Deserialize<'de> for PerPageType {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = PerPageType;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "a duration such as \"80us\" or a list of durations, one per page type")
+                write!(
+                    f,
+                    "a duration such as \"80us\" or a list of durations, one per page type"
+                )
             }
             fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<PerPageType, E> {
-                super::units::parse_duration(text).map(PerPageType::One).map_err(E::custom)
+                super::units::parse_duration(text)
+                    .map(PerPageType::One)
+                    .map_err(E::custom)
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut items: A) -> Result<PerPageType, A::Error> {
                 let mut latencies = Vec::new();

@@ -58,7 +58,9 @@ impl ByteSize {
 
 /// Parses a byte size such as `"4KiB"` or `"1.5MB"`.
 pub fn parse_byte_size(text: &str) -> Result<ByteSize, String> {
-    let fail = || format!("`{text}` is not a size; use a number and a unit: B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000), e.g. \"4KiB\"");
+    let fail = || {
+        format!("`{text}` is not a size; use a number and a unit: B, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000), e.g. \"4KiB\"")
+    };
     let (value, unit) = split_number(text).ok_or_else(fail)?;
     let multiplier: f64 = match unit {
         "B" => 1.0,
@@ -81,7 +83,12 @@ pub fn parse_byte_size(text: &str) -> Result<ByteSize, String> {
 
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let units = [("TiB", 1u64 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+        let units = [
+            ("TiB", 1u64 << 40),
+            ("GiB", 1 << 30),
+            ("MiB", 1 << 20),
+            ("KiB", 1 << 10),
+        ];
         for (name, size) in units {
             if self.0 >= size && self.0.is_multiple_of(size) {
                 return write!(f, "{}{name}", self.0 / size);
@@ -162,9 +169,27 @@ macro_rules! unit_string_type {
     };
 }
 
-unit_string_type!(Duration, parse_duration, "duration", "80us", r"^[0-9_.]+\s*(ns|us|µs|ms|s|min)$");
-unit_string_type!(ByteSize, parse_byte_size, "byte_size", "4KiB", r"^[0-9_.]+\s*(B|KiB|MiB|GiB|TiB|K|k|M|G|T|KB|kB|MB|GB|TB)$");
-unit_string_type!(TransferRate, parse_transfer_rate, "transfer_rate", "400MT/s", r"^[0-9_.]+\s*(T/s|kT/s|MT/s|GT/s)$");
+unit_string_type!(
+    Duration,
+    parse_duration,
+    "duration",
+    "80us",
+    r"^[0-9_.]+\s*(ns|us|µs|ms|s|min)$"
+);
+unit_string_type!(
+    ByteSize,
+    parse_byte_size,
+    "byte_size",
+    "4KiB",
+    r"^[0-9_.]+\s*(B|KiB|MiB|GiB|TiB|K|k|M|G|T|KB|kB|MB|GB|TB)$"
+);
+unit_string_type!(
+    TransferRate,
+    parse_transfer_rate,
+    "transfer_rate",
+    "400MT/s",
+    r"^[0-9_.]+\s*(T/s|kT/s|MT/s|GT/s)$"
+);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,10 @@ fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> R
     if ok {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("{value} is out of range; allowed: {allowed}")))
+        Err(ConfigError::new(
+            key,
+            format!("{value} is out of range; allowed: {allowed}"),
+        ))
     }
 }
 
@@ -28,9 +31,24 @@ pub const MAX_PHYSICAL_UNITS: u64 = u32::MAX as u64 - 1;
 
 pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     let host = &scenario.host;
-    check((1..=65_535).contains(&host.queue_depth), "host.queue_depth", host.queue_depth, "1 to 65535")?;
-    check((1..=6).contains(&host.pcie_generation), "host.pcie_generation", host.pcie_generation, "1 to 6")?;
-    check([1, 2, 4, 8, 16].contains(&host.pcie_lanes), "host.pcie_lanes", host.pcie_lanes, "1, 2, 4, 8 or 16")?;
+    check(
+        (1..=65_535).contains(&host.queue_depth),
+        "host.queue_depth",
+        host.queue_depth,
+        "1 to 65535",
+    )?;
+    check(
+        (1..=6).contains(&host.pcie_generation),
+        "host.pcie_generation",
+        host.pcie_generation,
+        "1 to 6",
+    )?;
+    check(
+        [1, 2, 4, 8, 16].contains(&host.pcie_lanes),
+        "host.pcie_lanes",
+        host.pcie_lanes,
+        "1, 2, 4, 8 or 16",
+    )?;
     check(
         host.arrival_rate.is_finite() && host.arrival_rate > 0.0 && host.arrival_rate <= 1e9,
         "host.arrival_rate",
@@ -39,20 +57,75 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     )?;
 
     let controller = &scenario.controller;
-    check((1..=1 << 24).contains(&controller.frame_buffer), "controller.frame_buffer", controller.frame_buffer, "1 to 16777216")?;
-    check((1..=1024).contains(&controller.die_queue_depth), "controller.die_queue_depth", controller.die_queue_depth, "1 to 1024")?;
+    check(
+        (1..=1 << 24).contains(&controller.frame_buffer),
+        "controller.frame_buffer",
+        controller.frame_buffer,
+        "1 to 16777216",
+    )?;
+    check(
+        (1..=1024).contains(&controller.die_queue_depth),
+        "controller.die_queue_depth",
+        controller.die_queue_depth,
+        "1 to 1024",
+    )?;
 
     let flash = &scenario.flash;
-    check((1..=1024).contains(&flash.channels), "flash.channels", flash.channels, "1 to 1024")?;
-    check((1..=64).contains(&flash.chips_per_channel), "flash.chips_per_channel", flash.chips_per_channel, "1 to 64")?;
-    check((1..=64).contains(&flash.dies_per_chip), "flash.dies_per_chip", flash.dies_per_chip, "1 to 64")?;
-    check((1..=16).contains(&flash.planes_per_die), "flash.planes_per_die", flash.planes_per_die, "1 to 16")?;
-    check((4..=1 << 20).contains(&flash.blocks_per_plane), "flash.blocks_per_plane", flash.blocks_per_plane, "4 to 1048576")?;
-    check((1..=65_535).contains(&flash.pages_per_block), "flash.pages_per_block", flash.pages_per_block, "1 to 65535")?;
+    check(
+        (1..=1024).contains(&flash.channels),
+        "flash.channels",
+        flash.channels,
+        "1 to 1024",
+    )?;
+    check(
+        (1..=64).contains(&flash.chips_per_channel),
+        "flash.chips_per_channel",
+        flash.chips_per_channel,
+        "1 to 64",
+    )?;
+    check(
+        (1..=64).contains(&flash.dies_per_chip),
+        "flash.dies_per_chip",
+        flash.dies_per_chip,
+        "1 to 64",
+    )?;
+    check(
+        (1..=16).contains(&flash.planes_per_die),
+        "flash.planes_per_die",
+        flash.planes_per_die,
+        "1 to 16",
+    )?;
+    check(
+        (4..=1 << 20).contains(&flash.blocks_per_plane),
+        "flash.blocks_per_plane",
+        flash.blocks_per_plane,
+        "4 to 1048576",
+    )?;
+    check(
+        (1..=65_535).contains(&flash.pages_per_block),
+        "flash.pages_per_block",
+        flash.pages_per_block,
+        "1 to 65535",
+    )?;
     let page = flash.page_size.bytes();
-    check((512..=1 << 20).contains(&page) && page.is_power_of_two(), "flash.page_size", flash.page_size, "a power of two from 512B to 1MiB")?;
-    check(flash.parity_per_codeword.bytes() <= page, "flash.parity_per_codeword", flash.parity_per_codeword, "at most page_size")?;
-    check(flash.bus_rate.per_second() <= 1e11, "flash.bus_rate", flash.bus_rate, "at most 100GT/s")?;
+    check(
+        (512..=1 << 20).contains(&page) && page.is_power_of_two(),
+        "flash.page_size",
+        flash.page_size,
+        "a power of two from 512B to 1MiB",
+    )?;
+    check(
+        flash.parity_per_codeword.bytes() <= page,
+        "flash.parity_per_codeword",
+        flash.parity_per_codeword,
+        "at most page_size",
+    )?;
+    check(
+        flash.bus_rate.per_second() <= 1e11,
+        "flash.bus_rate",
+        flash.bus_rate,
+        "at most 100GT/s",
+    )?;
     let page_types = flash.cell.page_types();
     for (key, latencies) in [("flash.t_read", &flash.t_read), ("flash.t_program", &flash.t_program)] {
         match latencies {
@@ -62,7 +135,11 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
                     list.len() == page_types,
                     key,
                     format!("a list of {}", list.len()),
-                    &format!("one duration, or {page_types} (one per page type of a {:?} cell)", flash.cell).to_lowercase(),
+                    &format!(
+                        "one duration, or {page_types} (one per page type of a {:?} cell)",
+                        flash.cell
+                    )
+                    .to_lowercase(),
                 )?;
                 for latency in list {
                     check(*latency > Duration::ZERO, key, latency, "positive durations")?;
@@ -70,7 +147,12 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
             }
         }
     }
-    check(flash.t_erase > Duration::ZERO, "flash.t_erase", flash.t_erase, "a positive duration")?;
+    check(
+        flash.t_erase > Duration::ZERO,
+        "flash.t_erase",
+        flash.t_erase,
+        "a positive duration",
+    )?;
     check(
         flash.program_time_spread.is_finite() && (0.0..=0.3).contains(&flash.program_time_spread),
         "flash.program_time_spread",
@@ -96,9 +178,17 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         ftl.gc_threshold.is_finite() && ftl.gc_threshold > 0.0 && ftl.gc_threshold < ftl.over_provisioning,
         "ftl.gc_threshold",
         ftl.gc_threshold,
-        &format!("more than 0 and less than ftl.over_provisioning ({})", ftl.over_provisioning),
+        &format!(
+            "more than 0 and less than ftl.over_provisioning ({})",
+            ftl.over_provisioning
+        ),
     )?;
-    check((1..=4096).contains(&ftl.gc_candidates), "ftl.gc_candidates", ftl.gc_candidates, "1 to 4096")?;
+    check(
+        (1..=4096).contains(&ftl.gc_candidates),
+        "ftl.gc_candidates",
+        ftl.gc_candidates,
+        "1 to 4096",
+    )?;
     let units_per_page = page / unit;
     let physical_units = u64::from(flash.channels)
         * u64::from(flash.chips_per_channel)
@@ -111,7 +201,9 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         physical_units <= MAX_PHYSICAL_UNITS,
         "flash",
         format!("{physical_units} mapping units"),
-        &format!("at most {MAX_PHYSICAL_UNITS} mapping units of raw capacity; use a larger ftl.mapping_unit or fewer blocks"),
+        &format!(
+            "at most {MAX_PHYSICAL_UNITS} mapping units of raw capacity; use a larger ftl.mapping_unit or fewer blocks"
+        ),
     )?;
 
     let workload = &scenario.workload;
@@ -131,11 +223,21 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
             size,
             &format!("a multiple of ftl.mapping_unit ({}) up to 1GiB", ftl.mapping_unit),
         )?;
-        check(weight.is_finite() && *weight >= 0.0, &format!("workload.bssplit[{index}]"), weight, "a weight of 0 or more")?;
+        check(
+            weight.is_finite() && *weight >= 0.0,
+            &format!("workload.bssplit[{index}]"),
+            weight,
+            "a weight of 0 or more",
+        )?;
     }
     if !workload.bssplit.is_empty() {
         let total: f64 = workload.bssplit.iter().map(|(_, weight)| weight).sum();
-        check(total > 0.0, "workload.bssplit", "all weights zero", "at least one positive weight")?;
+        check(
+            total > 0.0,
+            "workload.bssplit",
+            "all weights zero",
+            "at least one positive weight",
+        )?;
     }
     check(
         workload.zipf_theta.is_finite() && workload.zipf_theta > 0.0 && workload.zipf_theta <= 10.0,
@@ -170,7 +272,10 @@ mod tests {
     fn out_of_range_values_name_key_value_and_range() {
         let error = error_for("host.queue_depth=0");
         assert_eq!(error.key, "host.queue_depth");
-        assert!(error.message.contains('0') && error.message.contains("1 to 65535"), "{error}");
+        assert!(
+            error.message.contains('0') && error.message.contains("1 to 65535"),
+            "{error}"
+        );
 
         let error = error_for("ftl.over_provisioning=1.5");
         assert_eq!(error.key, "ftl.over_provisioning");

@@ -42,12 +42,25 @@ pub struct Transaction {
 #[derive(Clone, Copy, Debug)]
 pub enum OpKind {
     /// A host read of one transaction (reads of the same page are served together).
-    HostRead { transaction: u32 },
+    HostRead {
+        transaction: u32,
+    },
     /// GC reads the valid units of one page of its victim.
-    GcRead { block: u32, page: u32, units: u32 },
+    GcRead {
+        block: u32,
+        page: u32,
+        units: u32,
+    },
     /// A program of one page in each of `page_count` planes.
-    Program { stream: Stream, pages: [(u32, u32); MAX_PLANES], page_count: u8, units: u32 },
-    Erase { block: u32 },
+    Program {
+        stream: Stream,
+        pages: [(u32, u32); MAX_PLANES],
+        page_count: u8,
+        units: u32,
+    },
+    Erase {
+        block: u32,
+    },
 }
 
 /// An operation queued at or running on a die.
@@ -89,7 +102,10 @@ pub struct Slab<T> {
 
 impl<T> Default for Slab<T> {
     fn default() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
+        Slab {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
     }
 }
 

@@ -46,7 +46,10 @@ impl Timing {
 
     /// Bus time to move `units` mapping units with their parity (reads: column addressing).
     pub fn read_transfer(&self, units: u32) -> Duration {
-        Duration::for_transfer(u64::from(units) * (self.unit_bytes + self.parity_bytes), self.bus_bytes_per_second)
+        Duration::for_transfer(
+            u64::from(units) * (self.unit_bytes + self.parity_bytes),
+            self.bus_bytes_per_second,
+        )
     }
 
     /// Bus time to load `units` mapping units with parity for a program, plus the command cycles.

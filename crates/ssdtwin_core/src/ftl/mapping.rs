@@ -16,7 +16,10 @@ pub struct Mapping {
 
 impl Mapping {
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
-        Mapping { forward: vec![NONE; logical_units as usize], reverse: vec![NONE; physical_units as usize] }
+        Mapping {
+            forward: vec![NONE; logical_units as usize],
+            reverse: vec![NONE; physical_units as usize],
+        }
     }
 
     /// Physical unit holding `logical`, or [`NONE`].

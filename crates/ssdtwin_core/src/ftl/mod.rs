@@ -87,7 +87,11 @@ impl Ftl {
         let gc_trigger = ((scenario.ftl.gc_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize).max(2);
         let targets = if scenario.flash.multi_plane {
             (0..geometry.dies)
-                .map(|die| ProgramTarget { die, first_plane: die * geometry.planes_per_die, plane_count: geometry.planes_per_die })
+                .map(|die| ProgramTarget {
+                    die,
+                    first_plane: die * geometry.planes_per_die,
+                    plane_count: geometry.planes_per_die,
+                })
                 .collect()
         } else {
             (0..geometry.planes_per_die)
@@ -162,7 +166,9 @@ impl Ftl {
         let slot = stream as usize * self.geometry.planes() as usize + plane as usize;
         let mut block = self.active[slot];
         if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
-            block = self.free[plane as usize].pop_front().expect("allocate_page called without a free block");
+            block = self.free[plane as usize]
+                .pop_front()
+                .expect("allocate_page called without a free block");
             self.blocks.state[block as usize] = BlockState::Open;
             self.active[slot] = block;
         }
@@ -262,7 +268,10 @@ impl Ftl {
                 continue;
             }
             if self.mapping.logical(physical) != logical {
-                return Err(format!("logical {logical} maps to {physical}, which maps back to {}", self.mapping.logical(physical)));
+                return Err(format!(
+                    "logical {logical} maps to {physical}, which maps back to {}",
+                    self.mapping.logical(physical)
+                ));
             }
             valid[geometry.block_of_unit(physical) as usize] += 1;
         }
@@ -272,36 +281,62 @@ impl Ftl {
             if logical != NONE {
                 reverse_valid += 1;
                 if self.mapping.physical(logical) != physical {
-                    return Err(format!("physical {physical} claims logical {logical}, which maps elsewhere"));
+                    return Err(format!(
+                        "physical {physical} claims logical {logical}, which maps elsewhere"
+                    ));
                 }
             }
         }
         let mapped: u64 = valid.iter().map(|&count| u64::from(count)).sum();
         if mapped != reverse_valid {
-            return Err(format!("{mapped} mapped logical units but {reverse_valid} valid physical units"));
+            return Err(format!(
+                "{mapped} mapped logical units but {reverse_valid} valid physical units"
+            ));
         }
         for (block, &count) in valid.iter().enumerate() {
             if self.blocks.valid[block] != count {
-                return Err(format!("block {block} counts {} valid units, holds {count}", self.blocks.valid[block]));
+                return Err(format!(
+                    "block {block} counts {} valid units, holds {count}",
+                    self.blocks.valid[block]
+                ));
             }
         }
         for plane in 0..geometry.planes() {
             let first = geometry.first_block_of_plane(plane);
             let blocks = first..first + geometry.blocks_per_plane;
-            let free_state = blocks.clone().filter(|&b| self.blocks.state[b as usize] == BlockState::Free).count();
-            let closed = blocks.clone().filter(|&b| self.blocks.state[b as usize] == BlockState::Closed).count();
+            let free_state = blocks
+                .clone()
+                .filter(|&b| self.blocks.state[b as usize] == BlockState::Free)
+                .count();
+            let closed = blocks
+                .clone()
+                .filter(|&b| self.blocks.state[b as usize] == BlockState::Closed)
+                .count();
             if free_state != self.free[plane as usize].len() {
-                return Err(format!("plane {plane}: {free_state} blocks are free but its free list holds {}", self.free[plane as usize].len()));
+                return Err(format!(
+                    "plane {plane}: {free_state} blocks are free but its free list holds {}",
+                    self.free[plane as usize].len()
+                ));
             }
-            if self.free[plane as usize].iter().any(|&b| self.blocks.state[b as usize] != BlockState::Free || !blocks.contains(&b)) {
-                return Err(format!("plane {plane}: its free list holds a block that is not a free block of the plane"));
+            if self.free[plane as usize]
+                .iter()
+                .any(|&b| self.blocks.state[b as usize] != BlockState::Free || !blocks.contains(&b))
+            {
+                return Err(format!(
+                    "plane {plane}: its free list holds a block that is not a free block of the plane"
+                ));
             }
             if closed != self.blocks.closed_count[plane as usize] as usize {
-                return Err(format!("plane {plane}: {closed} closed blocks, counted {}", self.blocks.closed_count[plane as usize]));
+                return Err(format!(
+                    "plane {plane}: {closed} closed blocks, counted {}",
+                    self.blocks.closed_count[plane as usize]
+                ));
             }
             for block in blocks {
                 let index = block as usize;
-                if self.blocks.state[index] == BlockState::Free && (self.blocks.valid[index] != 0 || self.blocks.allocated_pages[index] != 0) {
+                if self.blocks.state[index] == BlockState::Free
+                    && (self.blocks.valid[index] != 0 || self.blocks.allocated_pages[index] != 0)
+                {
                     return Err(format!("free block {block} holds data"));
                 }
                 if self.blocks.programmed_pages[index] > self.blocks.allocated_pages[index] {
@@ -315,7 +350,9 @@ impl Ftl {
     /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
     /// would yield space.
     fn collect_now(&mut self, plane: u32) -> bool {
-        let Some(victim) = self.take_victim(plane) else { return false };
+        let Some(victim) = self.take_victim(plane) else {
+            return false;
+        };
         let first = self.geometry.unit_address(victim, 0, 0);
         for physical in first..first + self.geometry.units_per_block() {
             let logical = self.mapping.logical(physical);
@@ -427,7 +464,8 @@ impl FunctionalWriter {
             }
             if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
                 self.pages.clear();
-                self.pages.extend(planes.map(|plane| ftl.allocate_page(plane, Stream::User)));
+                self.pages
+                    .extend(planes.map(|plane| ftl.allocate_page(plane, Stream::User)));
                 self.filled = 0;
                 return Ok(());
             }

@@ -3,7 +3,6 @@ use serde::Serialize;
 
 use crate::config::Scenario;
 
-
 /// Percentiles of one latency distribution [us].
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct LatencySummary {

@@ -63,11 +63,18 @@ pub struct EventQueue {
 
 impl EventQueue {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(4096), next_sequence: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(4096),
+            next_sequence: 0,
+        }
     }
 
     pub fn schedule(&mut self, time: Time, event: Event) {
-        self.heap.push(Entry { time, sequence: self.next_sequence, event });
+        self.heap.push(Entry {
+            time,
+            sequence: self.next_sequence,
+            event,
+        });
         self.next_sequence += 1;
     }
 

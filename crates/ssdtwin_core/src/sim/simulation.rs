@@ -36,7 +36,11 @@ fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), Confi
     let needed = 4.0 * (physical + physical * (1.0 - over_provisioning));
     let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
         let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
-        line.split_whitespace().nth(1)?.parse::<f64>().ok().map(|kib| kib * 1024.0)
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<f64>()
+            .ok()
+            .map(|kib| kib * 1024.0)
     });
     match available {
         Some(available) if needed > available => Err(ConfigError::new(
@@ -115,7 +119,10 @@ impl Simulation {
             ));
         }
         if geometry.planes_per_die as usize > MAX_PLANES {
-            return Err(ConfigError::new("flash.planes_per_die", format!("at most {MAX_PLANES}")));
+            return Err(ConfigError::new(
+                "flash.planes_per_die",
+                format!("at most {MAX_PLANES}"),
+            ));
         }
         let span_units = (f64::from(ftl.logical_units()) * scenario.workload.span).floor() as u32;
         let workload_config = &scenario.workload;
@@ -130,10 +137,18 @@ impl Simulation {
         if span_units == 0 || largest_command > u64::from(span_units) {
             return Err(ConfigError::new(
                 "workload.span",
-                format!("{} addresses {span_units} mapping units, fewer than one command needs", workload_config.span),
+                format!(
+                    "{} addresses {span_units} mapping units, fewer than one command needs",
+                    workload_config.span
+                ),
             ));
         }
-        let workload = Synthetic::new(workload_config, geometry.unit_bytes, span_units, Rng::stream(scenario.seed, "workload"));
+        let workload = Synthetic::new(
+            workload_config,
+            geometry.unit_bytes,
+            span_units,
+            Rng::stream(scenario.seed, "workload"),
+        );
         let host = Host::new(&scenario.host, workload_config.io_count, workload_config.duration);
 
         Ok(Simulation {
@@ -161,7 +176,14 @@ impl Simulation {
             open_program: None,
             pending_program: None,
             next_target: 0,
-            gc: vec![PlaneGc { victim: NONE, next_page: 0, reads_in_flight: 0 }; geometry.planes() as usize],
+            gc: vec![
+                PlaneGc {
+                    victim: NONE,
+                    next_page: 0,
+                    reads_in_flight: 0
+                };
+                geometry.planes() as usize
+            ],
             flash_rng: Rng::stream(scenario.seed, "flash"),
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             ftl,
@@ -192,9 +214,20 @@ impl Simulation {
         let workload = self.scenario.workload.clone();
         let finished = self
             .ftl
-            .precondition(workload.precondition, self.span_units, workload.steady_overwrites, &mut self.precondition_rng, &mut |fraction| {
-                progress(&Progress { phase: "precondition", fraction, host_ios: 0, simulated_time_s: 0.0 })
-            })
+            .precondition(
+                workload.precondition,
+                self.span_units,
+                workload.steady_overwrites,
+                &mut self.precondition_rng,
+                &mut |fraction| {
+                    progress(&Progress {
+                        phase: "precondition",
+                        fraction,
+                        host_ios: 0,
+                        simulated_time_s: 0.0,
+                    })
+                },
+            )
             .map_err(|message| RunError::Config(ConfigError::new("workload.precondition", message)))?;
         if !finished {
             return Err(RunError::Interrupted);
@@ -226,7 +259,9 @@ impl Simulation {
             if self.host.outstanding == 0 && !self.host.more_to_issue(self.now) && self.host.backlog.is_empty() {
                 break;
             }
-            if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE) && last_report.elapsed() >= PROGRESS_WALL_INTERVAL {
+            if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE)
+                && last_report.elapsed() >= PROGRESS_WALL_INTERVAL
+            {
                 last_report = Instant::now();
                 if !progress(&self.progress()) {
                     return Err(RunError::Interrupted);
@@ -250,7 +285,12 @@ impl Simulation {
         } else {
             self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
         };
-        Progress { phase: "run", fraction: fraction.min(1.0), host_ios: self.completed, simulated_time_s: self.now.as_secs_f64() }
+        Progress {
+            phase: "run",
+            fraction: fraction.min(1.0),
+            host_ios: self.completed,
+            simulated_time_s: self.now.as_secs_f64(),
+        }
     }
 
     // ---------------------------------------------------------------- host
@@ -294,7 +334,8 @@ impl Simulation {
             self.host.backlog.push_back(self.now);
             self.host.issued += 1;
             if self.host.more_to_issue(self.now + self.host.arrival_gap) {
-                self.events.schedule(self.now + self.host.arrival_gap, Event::HostArrival);
+                self.events
+                    .schedule(self.now + self.host.arrival_gap, Event::HostArrival);
             }
         }
         self.host_try_submit();
@@ -318,7 +359,8 @@ impl Simulation {
         let arrived = if spec.is_read {
             fetched
         } else {
-            self.link.to_device(fetched, u64::from(spec.units) * self.geometry.unit_bytes)
+            self.link
+                .to_device(fetched, u64::from(spec.units) * self.geometry.unit_bytes)
         };
         self.events.schedule(arrived, Event::CommandArrived { command });
     }
@@ -326,7 +368,11 @@ impl Simulation {
     fn on_command_arrived(&mut self, command: u32) {
         let Command { first_unit, units, .. } = self.commands[command];
         for logical in first_unit..first_unit + units {
-            let transaction = self.transactions.insert(Transaction { command, logical, physical: NONE });
+            let transaction = self.transactions.insert(Transaction {
+                command,
+                logical,
+                physical: NONE,
+            });
             self.host_queue.push_back(transaction);
         }
         self.admit();
@@ -385,7 +431,10 @@ impl Simulation {
         if physical == NONE || !self.ftl.is_programmed(physical) {
             // Never written (reads zeros) or still in controller DRAM: no flash access.
             self.frame_used += 1;
-            self.events.schedule(self.now + self.scenario.controller.buffer_read_time, Event::BufferReadDone { transaction });
+            self.events.schedule(
+                self.now + self.scenario.controller.buffer_read_time,
+                Event::BufferReadDone { transaction },
+            );
             return true;
         }
         let die = self.geometry.die_of_block(self.geometry.block_of_unit(physical));
@@ -475,7 +524,10 @@ impl Simulation {
 
     fn new_op(&mut self, kind: OpKind) -> u32 {
         self.op_sequence += 1;
-        self.ops.insert(FlashOp { kind, sequence: self.op_sequence })
+        self.ops.insert(FlashOp {
+            kind,
+            sequence: self.op_sequence,
+        })
     }
 
     fn enqueue_host_op(&mut self, die: u32, kind: OpKind) {
@@ -500,7 +552,9 @@ impl Simulation {
         if state.running.is_some() {
             return;
         }
-        let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items) else { return };
+        let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items) else {
+            return;
+        };
         let op = match choice {
             Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
             Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
@@ -541,7 +595,12 @@ impl Simulation {
                 self.counters.gc_reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
-            OpKind::Program { stream, pages, page_count, units } => {
+            OpKind::Program {
+                stream,
+                pages,
+                page_count,
+                units,
+            } => {
                 let loaded = channel.reserve(self.now, self.timing.program_transfer(units));
                 let page_type = self.geometry.page_type(pages[0].1);
                 let done = loaded + self.timing.program_time(page_type, &mut self.flash_rng);
@@ -588,7 +647,12 @@ impl Simulation {
                 self.dies[die as usize].batch = served;
             }
             OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page),
-            OpKind::Program { stream, pages, page_count, units } => {
+            OpKind::Program {
+                stream,
+                pages,
+                page_count,
+                units,
+            } => {
                 for &(block, _) in &pages[..page_count as usize] {
                     self.ftl.page_programmed(block);
                 }
@@ -632,7 +696,11 @@ impl Simulation {
             return;
         }
         if let Some(victim) = self.ftl.take_victim(plane) {
-            self.gc[plane as usize] = PlaneGc { victim, next_page: 0, reads_in_flight: 0 };
+            self.gc[plane as usize] = PlaneGc {
+                victim,
+                next_page: 0,
+                reads_in_flight: 0,
+            };
             self.issue_gc_reads(plane);
         }
     }
@@ -659,10 +727,19 @@ impl Simulation {
             let page = gc.next_page;
             self.gc[plane as usize].next_page += 1;
             let first = self.geometry.unit_address(gc.victim, page, 0);
-            let units = (first..first + units_per_page).filter(|&unit| self.ftl.mapping.logical(unit) != NONE).count() as u32;
+            let units = (first..first + units_per_page)
+                .filter(|&unit| self.ftl.mapping.logical(unit) != NONE)
+                .count() as u32;
             if units > 0 {
                 self.gc[plane as usize].reads_in_flight += 1;
-                self.enqueue_internal_op(die, OpKind::GcRead { block: gc.victim, page, units });
+                self.enqueue_internal_op(
+                    die,
+                    OpKind::GcRead {
+                        block: gc.victim,
+                        page,
+                        units,
+                    },
+                );
             }
         }
     }
@@ -682,7 +759,15 @@ impl Simulation {
                 let mut pages = [(0, 0); MAX_PLANES];
                 pages[0] = target;
                 let units = self.geometry.units_per_page;
-                self.enqueue_internal_op(die, OpKind::Program { stream: Stream::Gc, pages, page_count: 1, units });
+                self.enqueue_internal_op(
+                    die,
+                    OpKind::Program {
+                        stream: Stream::Gc,
+                        pages,
+                        page_count: 1,
+                        units,
+                    },
+                );
             }
         }
         self.gc[plane as usize].reads_in_flight -= 1;
@@ -711,8 +796,11 @@ impl Simulation {
             0.0
         };
         let busy: Duration = self.dies.iter().fold(Duration::ZERO, |sum, die| sum + die.busy);
-        let die_utilization =
-            if simulated > 0.0 { busy.as_secs_f64() / (simulated * f64::from(self.geometry.dies)) } else { 0.0 };
+        let die_utilization = if simulated > 0.0 {
+            busy.as_secs_f64() / (simulated * f64::from(self.geometry.dies))
+        } else {
+            0.0
+        };
         let logical_units = self.ftl.logical_units() as f64;
         Report {
             ssdtwin_version: crate::VERSION.to_string(),
@@ -730,7 +818,10 @@ impl Simulation {
             },
             flash: self.counters.clone(),
             waf,
-            queues: QueueReport { hol_events: self.hol_events, die_utilization: die_utilization.min(1.0) },
+            queues: QueueReport {
+                hol_events: self.hol_events,
+                die_utilization: die_utilization.min(1.0),
+            },
             simulator: SimulatorReport {
                 events: self.events_handled,
                 precondition_wall_time_s: precondition_wall.as_secs_f64(),

@@ -32,7 +32,11 @@ impl Synthetic {
         let mut sizes: Vec<(u32, f64)> = if config.bssplit.is_empty() {
             vec![((config.block_size.bytes() / unit_bytes) as u32, 1.0)]
         } else {
-            config.bssplit.iter().map(|(size, weight)| ((size.bytes() / unit_bytes) as u32, *weight)).collect()
+            config
+                .bssplit
+                .iter()
+                .map(|(size, weight)| ((size.bytes() / unit_bytes) as u32, *weight))
+                .collect()
         };
         let total: f64 = sizes.iter().map(|(_, weight)| weight).sum();
         let mut cumulative = 0.0;
@@ -73,7 +77,11 @@ impl Synthetic {
             self.sizes[0].0
         } else {
             let draw = self.rng.unit();
-            self.sizes.iter().find(|(_, cumulative)| draw < *cumulative).unwrap_or(&self.sizes[0]).0
+            self.sizes
+                .iter()
+                .find(|(_, cumulative)| draw < *cumulative)
+                .unwrap_or(&self.sizes[0])
+                .0
         };
         let units = units.min(self.span_units);
         let first_unit = match self.pattern {
@@ -105,7 +113,11 @@ impl Synthetic {
                 (slot.min(slots - 1) as u32) * units
             }
         };
-        CommandSpec { is_read, first_unit, units }
+        CommandSpec {
+            is_read,
+            first_unit,
+            units,
+        }
     }
 }
 
@@ -123,7 +135,13 @@ pub struct Zipf {
 
 impl Zipf {
     pub fn new(items: u64, exponent: f64) -> Zipf {
-        let mut zipf = Zipf { items, exponent, h_integral_x1: 0.0, h_integral_items: 0.0, s: 0.0 };
+        let mut zipf = Zipf {
+            items,
+            exponent,
+            h_integral_x1: 0.0,
+            h_integral_items: 0.0,
+            s: 0.0,
+        };
         zipf.h_integral_x1 = zipf.h_integral(1.5) - 1.0;
         zipf.h_integral_items = zipf.h_integral(items as f64 + 0.5);
         zipf.s = 2.0 - zipf.h_integral_inverse(zipf.h_integral(2.5) - zipf.h(2.0));
@@ -194,17 +212,26 @@ mod tests {
 
     #[test]
     fn read_fraction_and_alignment_hold() {
-        let config = WorkloadConfig { read_fraction: 0.3, block_size: ByteSize(16384), ..WorkloadConfig::default() };
+        let config = WorkloadConfig {
+            read_fraction: 0.3,
+            block_size: ByteSize(16384),
+            ..WorkloadConfig::default()
+        };
         let mut synthetic = generator(&config, 1000);
         let commands: Vec<_> = (0..50_000).map(|_| synthetic.next_command()).collect();
         let reads = commands.iter().filter(|c| c.is_read).count() as f64 / commands.len() as f64;
         assert!((reads - 0.3).abs() < 0.01, "{reads}");
-        assert!(commands.iter().all(|c| c.units == 4 && c.first_unit % 4 == 0 && c.first_unit + 4 <= 1000));
+        assert!(commands
+            .iter()
+            .all(|c| c.units == 4 && c.first_unit % 4 == 0 && c.first_unit + 4 <= 1000));
     }
 
     #[test]
     fn sequential_wraps_in_span() {
-        let config = WorkloadConfig { pattern: Pattern::Sequential, ..WorkloadConfig::default() };
+        let config = WorkloadConfig {
+            pattern: Pattern::Sequential,
+            ..WorkloadConfig::default()
+        };
         let mut synthetic = generator(&config, 3);
         let starts: Vec<u32> = (0..5).map(|_| synthetic.next_command().first_unit).collect();
         assert_eq!(starts, [0, 1, 2, 0, 1]);
@@ -234,22 +261,34 @@ mod tests {
         for k in [1usize, 2, 10, 50] {
             let expected = (k as f64).powf(-1.2) / normaliser;
             let observed = f64::from(counts[k]) / draws as f64;
-            assert!((observed - expected).abs() < 0.1 * expected + 0.0005, "rank {k}: {observed} vs {expected}");
+            assert!(
+                (observed - expected).abs() < 0.1 * expected + 0.0005,
+                "rank {k}: {observed} vs {expected}"
+            );
         }
     }
 
     #[test]
     fn jesd219_on_a_tiny_span_stays_in_the_span() {
-        let config = WorkloadConfig { distribution: Distribution::Jesd219, ..WorkloadConfig::default() };
+        let config = WorkloadConfig {
+            distribution: Distribution::Jesd219,
+            ..WorkloadConfig::default()
+        };
         let mut synthetic = generator(&config, 2);
         assert!((0..1000).all(|_| synthetic.next_command().first_unit < 2));
     }
 
     #[test]
     fn jesd219_sends_half_the_accesses_to_five_percent() {
-        let config = WorkloadConfig { distribution: Distribution::Jesd219, ..WorkloadConfig::default() };
+        let config = WorkloadConfig {
+            distribution: Distribution::Jesd219,
+            ..WorkloadConfig::default()
+        };
         let mut synthetic = generator(&config, 100_000);
-        let hot = (0..100_000).filter(|_| synthetic.next_command().first_unit < 5_000).count() as f64 / 100_000.0;
+        let hot = (0..100_000)
+            .filter(|_| synthetic.next_command().first_unit < 5_000)
+            .count() as f64
+            / 100_000.0;
         assert!((hot - 0.5).abs() < 0.01, "{hot}");
     }
 }

@@ -11,9 +11,13 @@ fn simulated_part(report: &Report) -> Value {
     let mut json = report.to_json();
     let object = json.as_object_mut().expect("a report is a JSON object");
     object.remove("wall_time_s").expect("reports carry wall_time_s");
-    let simulator =
-        object.get_mut("simulator").and_then(Value::as_object_mut).expect("reports carry a simulator section");
-    simulator.remove("precondition_wall_time_s").expect("reports carry precondition_wall_time_s");
+    let simulator = object
+        .get_mut("simulator")
+        .and_then(Value::as_object_mut)
+        .expect("reports carry a simulator section");
+    simulator
+        .remove("precondition_wall_time_s")
+        .expect("reports carry precondition_wall_time_s");
     json
 }
 
@@ -22,7 +26,11 @@ fn seedless_part(report: &Report) -> Value {
     let mut json = simulated_part(report);
     let object = json.as_object_mut().expect("a report is a JSON object");
     object.remove("seed");
-    object.get_mut("config").and_then(Value::as_object_mut).expect("reports carry the config").remove("seed");
+    object
+        .get_mut("config")
+        .and_then(Value::as_object_mut)
+        .expect("reports carry the config")
+        .remove("seed");
     json
 }
 
@@ -47,7 +55,10 @@ fn same_seed_and_config_give_the_same_report() {
     let scenario = busy_mix(7);
     let first = run(&scenario);
     let second = run(&scenario);
-    assert!(first.flash.erases > 0 && first.latency_us.write.count > 0, "the run exercises writes and GC");
+    assert!(
+        first.flash.erases > 0 && first.latency_us.write.count > 0,
+        "the run exercises writes and GC"
+    );
     assert_eq!(simulated_part(&first), simulated_part(&second));
 }
 
@@ -85,11 +96,20 @@ fn program_time_spread_draws_from_the_seed_reproducibly() {
     // With spread, the program times, hence the write latencies, follow the seed...
     let spread = run(&sequential_writes(1, 0.1));
     let other_seed = run(&sequential_writes(2, 0.1));
-    assert_ne!(spread.latency_us.write, fixed.latency_us.write, "the spread changes program times");
-    assert_ne!(spread.latency_us.write, other_seed.latency_us.write, "another seed, other program times");
+    assert_ne!(
+        spread.latency_us.write, fixed.latency_us.write,
+        "the spread changes program times"
+    );
+    assert_ne!(
+        spread.latency_us.write, other_seed.latency_us.write,
+        "another seed, other program times"
+    );
     assert_ne!(spread.simulated_time_s, other_seed.simulated_time_s);
     // ...and the same seed reproduces them.
-    assert_eq!(simulated_part(&spread), simulated_part(&run(&sequential_writes(1, 0.1))));
+    assert_eq!(
+        simulated_part(&spread),
+        simulated_part(&run(&sequential_writes(1, 0.1)))
+    );
 }
 
 #[test]
@@ -98,7 +118,10 @@ fn simulations_on_two_threads_match_sequential_runs() {
     assert_send::<Simulation>();
 
     let scenarios = [busy_mix(3), busy_mix(4)];
-    let sequential: Vec<Value> = scenarios.iter().map(|scenario| simulated_part(&run(scenario))).collect();
+    let sequential: Vec<Value> = scenarios
+        .iter()
+        .map(|scenario| simulated_part(&run(scenario)))
+        .collect();
     let parallel: Vec<Value> = std::thread::scope(|scope| {
         let handles: Vec<_> = scenarios
             .iter()
@@ -108,7 +131,10 @@ fn simulations_on_two_threads_match_sequential_runs() {
                 scope.spawn(move || simulation.run(&mut |_| true).expect("run completes"))
             })
             .collect();
-        handles.into_iter().map(|handle| simulated_part(&handle.join().expect("no panic"))).collect()
+        handles
+            .into_iter()
+            .map(|handle| simulated_part(&handle.join().expect("no panic")))
+            .collect()
     });
     assert_eq!(sequential, parallel);
     assert_ne!(sequential[0], sequential[1], "the two seeds give two different runs");

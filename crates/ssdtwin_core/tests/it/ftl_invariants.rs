@@ -26,13 +26,23 @@ fn churn(policy: &str, multi_plane: bool) -> (Report, Simulation) {
         &policy,
         &multi_plane,
     ]);
-    let logical = u64::from(Simulation::new(&scenario).expect("valid scenario").ftl().logical_units());
+    let logical = u64::from(
+        Simulation::new(&scenario)
+            .expect("valid scenario")
+            .ftl()
+            .logical_units(),
+    );
     // Commands such that the expected writes (80%) are 10x the logical capacity, plus a margin.
     scenario.workload.io_count = 13 * logical;
     let mut simulation = Simulation::new(&scenario).expect("valid scenario");
-    let report = simulation.run(&mut |_| true).unwrap_or_else(|error| panic!("{policy}, {multi_plane}: {error}"));
+    let report = simulation
+        .run(&mut |_| true)
+        .unwrap_or_else(|error| panic!("{policy}, {multi_plane}: {error}"));
     let writes = report.latency_us.write.count;
-    assert!(writes >= 10 * logical, "{policy}: {writes} writes, fewer than 10 x {logical} logical units");
+    assert!(
+        writes >= 10 * logical,
+        "{policy}: {writes} writes, fewer than 10 x {logical} logical units"
+    );
     (report, simulation)
 }
 
@@ -51,7 +61,10 @@ fn invariants_hold_after_ten_drive_writes_for_every_policy() {
                 report.waf, report.flash.erases, report.flash.gc_programs, report.latency_us.read.count
             );
             assert!(report.waf >= 1.0, "{policy}: WAF {} below 1", report.waf);
-            assert!(report.flash.erases > 0 && report.flash.gc_programs > 0, "{policy}: GC never ran");
+            assert!(
+                report.flash.erases > 0 && report.flash.gc_programs > 0,
+                "{policy}: GC never ran"
+            );
             assert!(report.latency_us.read.count > 0, "{policy}: the run mixed no reads in");
             waf.push((policy, report.waf));
         }
@@ -60,7 +73,10 @@ fn invariants_hold_after_ten_drive_writes_for_every_policy() {
         // Misra and Rubenstein, SIGMETRICS PER 2015), cost-benefit scores the same low-valid
         // candidates with an age factor, and FIFO and random ignore validity.
         let (greedy, cost_benefit, random, fifo) = (of("greedy"), of("cost_benefit"), of("random"), of("fifo"));
-        assert!(greedy <= cost_benefit, "multi_plane {multi_plane}: greedy {greedy} above cost_benefit {cost_benefit}");
+        assert!(
+            greedy <= cost_benefit,
+            "multi_plane {multi_plane}: greedy {greedy} above cost_benefit {cost_benefit}"
+        );
         assert!(
             cost_benefit <= fifo.min(random),
             "multi_plane {multi_plane}: cost_benefit {cost_benefit} above fifo {fifo} or random {random}"
@@ -87,14 +103,27 @@ fn invariants_hold_under_skewed_writes_after_steady_preconditioning() {
             &distribution_setting,
             &policy_setting,
         ]);
-        let logical = u64::from(Simulation::new(&scenario).expect("valid scenario").ftl().logical_units());
+        let logical = u64::from(
+            Simulation::new(&scenario)
+                .expect("valid scenario")
+                .ftl()
+                .logical_units(),
+        );
         scenario.workload.io_count = 5 * logical;
         let mut simulation = Simulation::new(&scenario).expect("valid scenario");
-        let report = simulation.run(&mut |_| true).unwrap_or_else(|error| panic!("{distribution}, {policy}: {error}"));
+        let report = simulation
+            .run(&mut |_| true)
+            .unwrap_or_else(|error| panic!("{distribution}, {policy}: {error}"));
         if let Err(problem) = simulation.ftl().check_invariants() {
             panic!("{distribution}, {policy}: {problem}");
         }
-        eprintln!("{distribution}, {policy}: WAF {:.4}, erases {}", report.waf, report.flash.erases);
-        assert!(report.waf >= 1.0 && report.flash.erases > 0, "{distribution}, {policy}: GC never ran");
+        eprintln!(
+            "{distribution}, {policy}: WAF {:.4}, erases {}",
+            report.waf, report.flash.erases
+        );
+        assert!(
+            report.waf >= 1.0 && report.flash.erases > 0,
+            "{distribution}, {policy}: GC never ran"
+        );
     }
 }

@@ -10,7 +10,11 @@ use crate::{
 
 /// 4 KiB random reads of the filled base drive (2 channels x 2 dies).
 fn random_reads(extra: &[&str]) -> Scenario {
-    let mut settings = vec!["workload.read_fraction=1.0", "workload.precondition=fill", "workload.io_count=4000"];
+    let mut settings = vec![
+        "workload.read_fraction=1.0",
+        "workload.precondition=fill",
+        "workload.io_count=4000",
+    ];
     settings.extend_from_slice(extra);
     scenario(&settings)
 }
@@ -33,12 +37,24 @@ fn submission_interval_caps_iops() {
         1.0 / gap,
         unthrottled.iops
     );
-    assert!(unthrottled.iops > 2.0 / gap, "the drive alone is much faster than the throttle");
-    assert!(report.iops <= ceiling, "{} IOPS above the ceiling {ceiling}", report.iops);
+    assert!(
+        unthrottled.iops > 2.0 / gap,
+        "the drive alone is much faster than the throttle"
+    );
+    assert!(
+        report.iops <= ceiling,
+        "{} IOPS above the ceiling {ceiling}",
+        report.iops
+    );
     // The slowest read lasts less than QD intervals, so the queue never fills: the throttle alone
     // sets the pace and IOPS comes close to 1/interval.
     assert!(unloaded_read_us(&scenario, 2) * 1e-6 < f64::from(scenario.host.queue_depth) * gap);
-    assert!(relative_error(report.iops, 1.0 / gap) < 0.01, "{} IOPS vs {}", report.iops, 1.0 / gap);
+    assert!(
+        relative_error(report.iops, 1.0 / gap) < 0.01,
+        "{} IOPS vs {}",
+        report.iops,
+        1.0 / gap
+    );
 }
 
 #[test]
@@ -73,26 +89,45 @@ fn open_loop_arrivals_set_the_iops_and_keep_latency_near_unloaded() {
         "open loop at {rate} /s: {:.1} IOPS; read mean {:.2} us, unloaded {unloaded:.2} us, + M/G/1 wait {wait_us:.2} us (die utilisation {utilisation:.3})",
         report.iops, report.latency_us.read.mean
     );
-    assert!(relative_error(report.iops, rate) < 0.02, "{} IOPS vs arrival rate {rate}", report.iops);
+    assert!(
+        relative_error(report.iops, rate) < 0.02,
+        "{} IOPS vs arrival rate {rate}",
+        report.iops
+    );
     let mean = report.latency_us.read.mean;
-    assert!(mean >= unloaded * 0.99, "read mean {mean} us below the unloaded {unloaded} us");
-    assert!(mean <= unloaded + 2.0 * wait_us, "read mean {mean} us far above unloaded {unloaded} + wait {wait_us} us");
+    assert!(
+        mean >= unloaded * 0.99,
+        "read mean {mean} us below the unloaded {unloaded} us"
+    );
+    assert!(
+        mean <= unloaded + 2.0 * wait_us,
+        "read mean {mean} us far above unloaded {unloaded} + wait {wait_us} us"
+    );
 }
 
 #[test]
 fn iops_rises_with_queue_depth() {
     let depths = [1, 4, 32];
-    let iops: Vec<f64> =
-        depths.iter().map(|depth| run(&random_reads(&[&format!("host.queue_depth={depth}")])).iops).collect();
+    let iops: Vec<f64> = depths
+        .iter()
+        .map(|depth| run(&random_reads(&[&format!("host.queue_depth={depth}")])).iops)
+        .collect();
     let probe = random_reads(&[]);
-    eprintln!("random reads, IOPS at QD {depths:?}: {iops:.0?} ({} dies)", dies(&probe));
+    eprintln!(
+        "random reads, IOPS at QD {depths:?}: {iops:.0?} ({} dies)",
+        dies(&probe)
+    );
     for pair in iops.windows(2) {
         assert!(pair[1] > pair[0], "IOPS does not rise with queue depth: {iops:?}");
     }
     // At QD 1 one read is in flight at a time (Little's law: IOPS = 1 / mean latency); at QD 32
     // all four dies are busy nearly always.
     let one_at_a_time = 1e6 / unloaded_read_mean_us(&probe);
-    assert!(relative_error(iops[0], one_at_a_time) < 0.02, "QD 1: {} IOPS vs {one_at_a_time}", iops[0]);
+    assert!(
+        relative_error(iops[0], one_at_a_time) < 0.02,
+        "QD 1: {} IOPS vs {one_at_a_time}",
+        iops[0]
+    );
     assert!(iops[2] > 2.0 * iops[0], "QD 32 {} vs QD 1 {}", iops[2], iops[0]);
 }
 
@@ -101,7 +136,11 @@ fn a_small_frame_buffer_blocks_the_head_of_the_queue() {
     // 70/30 random mix at QD 32. The smallest legal frame buffer holds the units of one program
     // (a page in each plane of a die when programming multi-plane); one less is refused.
     let base = scenario(&[]);
-    let planes = if base.flash.multi_plane { base.flash.planes_per_die } else { 1 };
+    let planes = if base.flash.multi_plane {
+        base.flash.planes_per_die
+    } else {
+        1
+    };
     let smallest = units_per_page(&base) * u64::from(planes);
     let mut too_small = base.clone();
     too_small.controller.frame_buffer = smallest as u32 - 1;

@@ -87,7 +87,10 @@ pub fn scenario(settings: &[&str]) -> Scenario {
         .iter()
         .map(|setting| Override::parse(setting).unwrap_or_else(|error| panic!("bad override {setting}: {error}")))
         .collect();
-    let source = ScenarioSource::Text { toml: BASE.to_string(), base_dir: PathBuf::from(".") };
+    let source = ScenarioSource::Text {
+        toml: BASE.to_string(),
+        base_dir: PathBuf::from("."),
+    };
     load(&source, &overrides).unwrap_or_else(|error| panic!("scenario {settings:?} does not load: {error}"))
 }
 
@@ -122,7 +125,10 @@ pub fn channel_data_time(scenario: &Scenario, units: u64) -> Duration {
 
 /// PCIe time to move `bytes` in one direction.
 pub fn pcie_time(scenario: &Scenario, bytes: u64) -> Duration {
-    Duration::for_transfer(bytes, pcie_bytes_per_second(scenario.host.pcie_generation, scenario.host.pcie_lanes))
+    Duration::for_transfer(
+        bytes,
+        pcie_bytes_per_second(scenario.host.pcie_generation, scenario.host.pcie_lanes),
+    )
 }
 
 /// Latency of a read of one mapping unit on flash, in a page of type `page_type`, when nothing
@@ -140,13 +146,19 @@ pub fn unloaded_read_us(scenario: &Scenario, page_type: usize) -> f64 {
 /// [`unloaded_read_us`] averaged over page types (random reads hit each type equally often).
 pub fn unloaded_read_mean_us(scenario: &Scenario) -> f64 {
     let types = page_types(scenario);
-    (0..types).map(|page_type| unloaded_read_us(scenario, page_type)).sum::<f64>() / types as f64
+    (0..types)
+        .map(|page_type| unloaded_read_us(scenario, page_type))
+        .sum::<f64>()
+        / types as f64
 }
 
 /// Mean of a per-page-type latency list [s].
 pub fn mean_over_types(scenario: &Scenario, per_type: impl Fn(usize) -> Duration) -> f64 {
     let types = page_types(scenario);
-    (0..types).map(|page_type| per_type(page_type).as_secs_f64()).sum::<f64>() / types as f64
+    (0..types)
+        .map(|page_type| per_type(page_type).as_secs_f64())
+        .sum::<f64>()
+        / types as f64
 }
 
 /// Relative difference of `measured` from `expected`.

@@ -22,7 +22,11 @@ const HISTOGRAM_PRECISION: f64 = 0.002;
 
 #[test]
 fn unloaded_random_read_latency_matches_the_analytic_sum() {
-    let scenario = scenario(&["host.queue_depth=1", "workload.read_fraction=1.0", "workload.io_count=6000"]);
+    let scenario = scenario(&[
+        "host.queue_depth=1",
+        "workload.read_fraction=1.0",
+        "workload.io_count=6000",
+    ]);
     assert!(
         page_types(&scenario) == 3 && scenario.flash.pages_per_block.is_multiple_of(3),
         "full blocks hold every page type equally"
@@ -40,7 +44,11 @@ fn unloaded_random_read_latency_matches_the_analytic_sum() {
         "unloaded read: mean {:.3} us (analytic {expected_mean:.3}), p50 {:.3} (middle type {middle:.3}), max {:.3} (slowest {slowest:.3}), fastest {fastest:.3}",
         read.mean, read.p50, read.max
     );
-    assert!(relative_error(read.mean, expected_mean) < 0.02, "mean {} us vs analytic {expected_mean} us", read.mean);
+    assert!(
+        relative_error(read.mean, expected_mean) < 0.02,
+        "mean {} us vs analytic {expected_mean} us",
+        read.mean
+    );
     for (name, value) in [("p50", read.p50), ("p90", read.p90), ("max", read.max)] {
         assert!(
             value >= fastest * (1.0 - HISTOGRAM_TOLERANCE) && value <= slowest * (1.0 + HISTOGRAM_TOLERANCE),
@@ -115,14 +123,20 @@ fn assert_reaches(name: &str, iops: f64, bounds: &ReadBounds) {
         bounds.pcie
     );
     assert!(iops <= bound * 1.005, "{iops} IOPS above the bound {bound}");
-    assert!(relative_error(iops, bound) < 0.10, "{iops} IOPS vs the {name} bound {bound}");
+    assert!(
+        relative_error(iops, bound) < 0.10,
+        "{iops} IOPS vs the {name} bound {bound}"
+    );
 }
 
 #[test]
 fn saturated_random_read_iops_reaches_the_die_bound() {
     let scenario = saturated_reads(&[]);
     let bounds = ReadBounds::of(&scenario);
-    assert!(bounds.die < bounds.channel && bounds.die < bounds.pcie, "the dies must be the bottleneck here");
+    assert!(
+        bounds.die < bounds.channel && bounds.die < bounds.pcie,
+        "the dies must be the bottleneck here"
+    );
     assert_reaches("die", run(&scenario).iops, &bounds);
 }
 
@@ -137,17 +151,26 @@ fn saturated_random_read_iops_reaches_the_pcie_bound() {
         "host.pcie_lanes=1",
     ]);
     let bounds = ReadBounds::of(&scenario);
-    assert!(bounds.pcie < bounds.die && bounds.pcie < bounds.channel, "the PCIe link must be the bottleneck here");
+    assert!(
+        bounds.pcie < bounds.die && bounds.pcie < bounds.channel,
+        "the PCIe link must be the bottleneck here"
+    );
     assert_reaches("PCIe", run(&scenario).iops, &bounds);
 }
 
 #[test]
 fn saturated_random_read_iops_reaches_the_channel_bound() {
     // Eight dies with fast reads share one channel.
-    let scenario =
-        saturated_reads(&["flash.channels=1", "flash.dies_per_chip=8", r#"flash.t_read=["20us", "25us", "30us"]"#]);
+    let scenario = saturated_reads(&[
+        "flash.channels=1",
+        "flash.dies_per_chip=8",
+        r#"flash.t_read=["20us", "25us", "30us"]"#,
+    ]);
     let bounds = ReadBounds::of(&scenario);
-    assert!(bounds.channel < bounds.die && bounds.channel < bounds.pcie, "the channel must be the bottleneck here");
+    assert!(
+        bounds.channel < bounds.die && bounds.channel < bounds.pcie,
+        "the channel must be the bottleneck here"
+    );
     assert_reaches("channel", run(&scenario).iops, &bounds);
 }
 
@@ -199,14 +222,23 @@ fn sequential_write_bandwidth_stays_under_the_program_bandwidth_of_all_dies() {
             report.flash.erases,
             elapsed
         );
-        assert_eq!(report.flash.erases, 0, "no GC: the test writes less than the free space");
-        assert!(report.flash.programs as f64 >= 100.0 * dies * planes, "enough programs to average over page types");
+        assert_eq!(
+            report.flash.erases, 0,
+            "no GC: the test writes less than the free space"
+        );
+        assert!(
+            report.flash.programs as f64 >= 100.0 * dies * planes,
+            "enough programs to average over page types"
+        );
         assert!(
             measured <= loaded_bound + slack,
             "{measured} B/s above the program bound {loaded_bound} B/s (+{slack})"
         );
         // The frame buffer holds 8 or more programs per die, so no die waits for data.
-        assert!(measured > 0.8 * loaded_bound, "{measured} B/s: the dies sat idle (bound {loaded_bound} B/s)");
+        assert!(
+            measured > 0.8 * loaded_bound,
+            "{measured} B/s: the dies sat idle (bound {loaded_bound} B/s)"
+        );
     }
 }
 
@@ -261,7 +293,12 @@ fn steady_random_writes(policy: &str) -> (Scenario, Report) {
         "host.queue_depth=32",
         &policy,
     ]);
-    let logical = u64::from(Simulation::new(&scenario).expect("valid scenario").ftl().logical_units());
+    let logical = u64::from(
+        Simulation::new(&scenario)
+            .expect("valid scenario")
+            .ftl()
+            .logical_units(),
+    );
     scenario.workload.io_count = 3 * logical;
     let report = run(&scenario);
     (scenario, report)
@@ -303,10 +340,21 @@ fn steady_state_waf_of_greedy_gc_lies_between_the_greedy_and_fifo_models() {
     );
     for report in [&greedy, &fifo] {
         assert!(report.host_ios as f64 >= 3.0 * logical);
-        assert!(report.queues.die_utilization < 0.8, "GC must keep up for the models to apply");
+        assert!(
+            report.queues.die_utilization < 0.8,
+            "GC must keep up for the models to apply"
+        );
     }
     // The FIFO policy is the FIFO model's own system: it checks the accounting of T.
-    assert!(relative_error(fifo.waf, upper) < 0.02, "FIFO policy WAF {} vs FIFO model {upper}", fifo.waf);
-    assert!(greedy.waf >= lower && greedy.waf <= upper, "greedy WAF {} outside [{lower}, {upper}]", greedy.waf);
+    assert!(
+        relative_error(fifo.waf, upper) < 0.02,
+        "FIFO policy WAF {} vs FIFO model {upper}",
+        fifo.waf
+    );
+    assert!(
+        greedy.waf >= lower && greedy.waf <= upper,
+        "greedy WAF {} outside [{lower}, {upper}]",
+        greedy.waf
+    );
     assert!(greedy.waf <= fifo.waf, "greedy {} above FIFO {}", greedy.waf, fifo.waf);
 }

@@ -14,7 +14,11 @@ pub fn select(context: &mut VictimContext<'_>, candidates: u32) -> Option<u32> {
         if valid < units_per_block {
             let utilisation = f64::from(valid) / f64::from(units_per_block);
             let age = (context.now_order - blocks.closed_order[block as usize]) as f64 + 1.0;
-            let score = if valid == 0 { f64::INFINITY } else { age * (1.0 - utilisation) / (2.0 * utilisation) };
+            let score = if valid == 0 {
+                f64::INFINITY
+            } else {
+                age * (1.0 - utilisation) / (2.0 * utilisation)
+            };
             if best.is_none_or(|(best_score, _)| score > best_score) {
                 best = Some((score, block));
             }

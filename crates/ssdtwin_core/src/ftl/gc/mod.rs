@@ -40,9 +40,13 @@ impl VictimPolicy {
     pub fn new(config: &FtlConfig, planes: u32) -> VictimPolicy {
         match config.gc_policy {
             GcPolicyKind::Greedy => VictimPolicy::Greedy,
-            GcPolicyKind::CostBenefit => VictimPolicy::CostBenefit { candidates: config.gc_candidates },
+            GcPolicyKind::CostBenefit => VictimPolicy::CostBenefit {
+                candidates: config.gc_candidates,
+            },
             GcPolicyKind::Random => VictimPolicy::Random,
-            GcPolicyKind::Fifo => VictimPolicy::Fifo { closed: vec![VecDeque::new(); planes as usize] },
+            GcPolicyKind::Fifo => VictimPolicy::Fifo {
+                closed: vec![VecDeque::new(); planes as usize],
+            },
         }
     }
 
