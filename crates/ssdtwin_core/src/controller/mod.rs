@@ -127,10 +127,6 @@ impl<T: Copy> Slab<T> {
         self.free.push(id);
         self.items[id as usize]
     }
-
-    pub fn in_use(&self) -> usize {
-        self.items.len() - self.free.len()
-    }
 }
 
 impl<T> std::ops::Index<u32> for Slab<T> {
