@@ -1,9 +1,27 @@
-//! Latency distributions in HDR histograms (3 significant digits: ≤ 0.1% relative error).
+//! Latency distributions in HDR histograms (3 significant digits: ≤ 0.1% relative error), their
+//! summary percentiles and a compact CDF export for plots.
 
 use hdrhistogram::Histogram;
 
-use super::report::LatencySummary;
+use super::report::{LatencyCdf, LatencyCdfReport, LatencySummary};
 use crate::sim::time::Duration;
+
+/// CDF points every this fraction in the body of the distribution (below the tail).
+const CDF_BODY_STEP: f64 = 0.02;
+/// CDF points per decade of `1 - fraction` in the tail.
+const CDF_TAIL_POINTS_PER_DECADE: u32 = 20;
+/// The tail starts at `1 - 10^-CDF_TAIL_FIRST_DECADE` (99%) ...
+const CDF_TAIL_FIRST_DECADE: u32 = 2;
+/// ... and ends at `1 - 10^-CDF_TAIL_LAST_DECADE` (99.9999%).
+const CDF_TAIL_LAST_DECADE: u32 = 6;
+/// The quantiles of [`LatencySummary`], spelt as there, so each summary percentile is a CDF point.
+const SUMMARY_QUANTILES: [f64; 6] = [0.50, 0.90, 0.99, 0.999, 0.9999, 0.99999];
+/// The most points a [`LatencyCdf`] has: body, tail and summary quantiles, minimum and maximum.
+pub const CDF_MAX_POINTS: usize = 49
+    + (CDF_TAIL_POINTS_PER_DECADE * (CDF_TAIL_LAST_DECADE - CDF_TAIL_FIRST_DECADE)) as usize
+    + 1
+    + SUMMARY_QUANTILES.len()
+    + 2;
 
 /// Latencies of one kind of command [ns].
 #[derive(Debug, Clone)]
@@ -56,6 +74,63 @@ impl LatencyRecorder {
             max: micros(self.histogram.max()),
         }
     }
+
+    /// The cumulative distribution at the quantiles of [`cdf_quantiles`] (see [`LatencyCdf`]).
+    /// One pass over the recorded bins; called once per report, never in the event loop.
+    pub fn cdf(&self) -> LatencyCdf {
+        let total = self.histogram.len();
+        let mut cdf = LatencyCdf::default();
+        if total == 0 {
+            return cdf;
+        }
+        let quantiles = cdf_quantiles();
+        // As `Histogram::value_at_quantile` counts: the bin where the cumulative count first
+        // reaches ceil(q × total) is the q-quantile.
+        let target = |quantile: f64| ((quantile * total as f64).ceil() as u64).max(1);
+        let mut next = 0;
+        let mut cumulative = 0u64;
+        for bin in self.histogram.iter_recorded() {
+            let is_first = cumulative == 0;
+            cumulative += bin.count_at_value();
+            let mut reached = is_first || cumulative == total;
+            while next < quantiles.len() && cumulative >= target(quantiles[next]) {
+                next += 1;
+                reached = true;
+            }
+            if reached {
+                cdf.latency_us.push(bin.value_iterated_to() as f64 / 1_000.0);
+                cdf.fraction.push(cumulative as f64 / total as f64);
+            }
+        }
+        cdf
+    }
+}
+
+impl LatencyCdfReport {
+    /// The CDFs of reads, writes and both (`all` is the merge of the two).
+    pub fn new(read: &LatencyRecorder, write: &LatencyRecorder, all: &LatencyRecorder) -> Self {
+        LatencyCdfReport {
+            read: read.cdf(),
+            write: write.cdf(),
+            all: all.cdf(),
+        }
+    }
+}
+
+/// The quantiles a [`LatencyCdf`] samples, ascending: every [`CDF_BODY_STEP`] up to 98%, then
+/// [`CDF_TAIL_POINTS_PER_DECADE`] log-spaced points per decade of `1 - q` from 99% to 99.9999%,
+/// and the summary quantiles.
+fn cdf_quantiles() -> Vec<f64> {
+    let body_points = (1.0 / CDF_BODY_STEP).round() as u32 - 1;
+    let body = (1..=body_points).map(|step| f64::from(step) * CDF_BODY_STEP);
+    let tail_steps = CDF_TAIL_POINTS_PER_DECADE * (CDF_TAIL_LAST_DECADE - CDF_TAIL_FIRST_DECADE);
+    let tail = (0..=tail_steps).map(|step| {
+        let decades = f64::from(CDF_TAIL_FIRST_DECADE) + f64::from(step) / f64::from(CDF_TAIL_POINTS_PER_DECADE);
+        1.0 - 10f64.powf(-decades)
+    });
+    let mut quantiles: Vec<f64> = body.chain(tail).chain(SUMMARY_QUANTILES).collect();
+    quantiles.sort_by(f64::total_cmp);
+    quantiles
 }
 
 #[cfg(test)]
@@ -74,5 +149,81 @@ mod tests {
         assert!((summary.p99 - 9_900.0).abs() / 9_900.0 < 0.001, "{}", summary.p99);
         assert!((summary.p50 - 5_000.0).abs() / 5_000.0 < 0.001, "{}", summary.p50);
         assert!((summary.max - 10_000.0).abs() / 10_000.0 < 0.001);
+    }
+
+    /// A long-tailed distribution: 10^6 latencies, 1% of them 100× slower, and a single outlier.
+    fn long_tail() -> LatencyRecorder {
+        let mut recorder = LatencyRecorder::default();
+        for index in 0..1_000_000u64 {
+            let micros = match index {
+                0 => 50_000,
+                index if index % 100 == 0 => 10_000 + index % 997,
+                index => 80 + index % 41,
+            };
+            recorder.record(Duration::from_micros(micros));
+        }
+        recorder
+    }
+
+    #[test]
+    fn cdf_is_compact_monotone_and_ends_at_the_maximum() {
+        let recorder = long_tail();
+        let cdf = recorder.cdf();
+        let summary = recorder.summary();
+        assert!(
+            cdf.latency_us.len() <= CDF_MAX_POINTS && cdf.latency_us.len() > 50,
+            "{}",
+            cdf.latency_us.len()
+        );
+        assert_eq!(cdf.latency_us.len(), cdf.fraction.len());
+        assert!(
+            cdf.latency_us.windows(2).all(|pair| pair[0] < pair[1]),
+            "latencies ascend strictly"
+        );
+        assert!(
+            cdf.fraction.windows(2).all(|pair| pair[0] < pair[1]),
+            "fractions ascend strictly"
+        );
+        assert_eq!(*cdf.fraction.last().unwrap(), 1.0);
+        assert_eq!(*cdf.latency_us.last().unwrap(), summary.max);
+        assert!(
+            (cdf.latency_us[0] - 80.0).abs() / 80.0 < 0.001,
+            "first point is the minimum"
+        );
+        assert!((cdf.fraction[0] - 0.99 / 41.0).abs() < 0.001, "{}", cdf.fraction[0]);
+    }
+
+    #[test]
+    fn every_summary_percentile_is_a_cdf_point_with_its_fraction() {
+        let recorder = long_tail();
+        let cdf = recorder.cdf();
+        let summary = recorder.summary();
+        for (quantile, value) in [
+            (0.5, summary.p50),
+            (0.9, summary.p90),
+            (0.99, summary.p99),
+            (0.999, summary.p99_9),
+            (0.9999, summary.p99_99),
+            (0.99999, summary.p99_999),
+        ] {
+            // The first point whose fraction reaches the quantile is the percentile itself.
+            let index = cdf.fraction.iter().position(|&fraction| fraction >= quantile).unwrap();
+            assert_eq!(cdf.latency_us[index], value, "quantile {quantile}");
+        }
+        // The tail is resolved: several points between 99.9% and 99.99%, and 99.99% itself is
+        // in the slow 1% (10 ms and more), not the body.
+        let in_tail = cdf
+            .fraction
+            .iter()
+            .filter(|&&fraction| (0.999..0.9999).contains(&fraction))
+            .count();
+        assert!(in_tail >= 5, "{in_tail} points between 99.9% and 99.99%");
+        assert!(summary.p99_99 >= 10_000.0);
+    }
+
+    #[test]
+    fn cdf_of_no_commands_is_empty() {
+        let cdf = LatencyRecorder::default().cdf();
+        assert!(cdf.latency_us.is_empty() && cdf.fraction.is_empty());
     }
 }

@@ -816,6 +816,7 @@ impl Simulation {
                 write: self.write_latency.summary(),
                 all: all.summary(),
             },
+            latency_cdf: crate::metrics::report::LatencyCdfReport::new(&self.read_latency, &self.write_latency, &all),
             flash: self.counters.clone(),
             waf,
             queues: QueueReport {
