@@ -4,6 +4,9 @@
     report = ssdtwin.run("scenario.toml", **{"flash.channels": 8})
     report = ssdtwin.run({"drive": "iiot_64gb", "host": {"queue_depth": 8}}, flash__channels=2)
     report.iops, report.latency_us["read"]["p99_99"], report.to_dict(), report.flat()
+    results = ssdtwin.sweep("sweep.toml")          # a pandas DataFrame, one row per point
+    results = ssdtwin.load("results/qd_sweep")     # the same table, read back
+    ssdtwin.plot(results, x="host.queue_depth", y="iops", output="iops.png")
 
 The simulator is the Rust core (`ssdtwin._core`); this package is its public Python face.
 """
@@ -17,7 +20,10 @@ from typing import Any
 from ssdtwin import _core
 from ssdtwin._arguments import ScenarioLike, core_arguments
 from ssdtwin._core import ConfigError, SimulationError, __version__
+from ssdtwin.plot import plot, plot_latency_cdf, plot_timeseries
 from ssdtwin.report import Report
+from ssdtwin.store import load
+from ssdtwin.sweep import SweepFailures, sweep
 
 __all__ = [
     "ConfigError",
@@ -25,12 +31,18 @@ __all__ = [
     "Report",
     "ScenarioLike",
     "SimulationError",
+    "SweepFailures",
     "__version__",
     "default_scenario",
+    "load",
+    "plot",
+    "plot_latency_cdf",
+    "plot_timeseries",
     "presets",
     "resolve",
     "run",
     "schema",
+    "sweep",
 ]
 
 ProgressCallback = Callable[[str, float, int, float], object]

@@ -1,17 +1,22 @@
 """The `ssdtwin` command line (DESIGN.md section 3.1).
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--quiet]
+    ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
+    ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
+    ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
+    ssdtwin plot TIMESERIES.parquet [--columns A,B] -o FIG.png
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
 
 A problem with the user's input (scenario, file, `--set`) prints one `error: ...` line on stderr
-and exits with status 2; Ctrl-C exits with status 130.
+and exits with status 2; Ctrl-C exits with status 130; a sweep with failed points exits with status 1.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -94,6 +99,156 @@ def presets_command() -> None:
     width = max(map(len, drives), default=0)
     for name, description in drives.items():
         click.echo(f"{name:<{width}}  {description}")
+
+
+# ------------------------------------------------------------------ sweeps and plots
+EXIT_POINTS_FAILED = 1
+"""Exit status of a sweep that finished with failed points."""
+
+
+@main.command("sweep")
+@click.argument("sweep_file", metavar="SWEEP.toml")
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where points run.",
+)
+@click.option(
+    "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786 (default: a local cluster)."
+)
+@click.option("--out", metavar="DIR", help="Output directory (default: the sweep's `out`).")
+@click.option("--resume", is_flag=True, help="Continue a sweep in DIR: run only points without a report.")
+@click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
+@click.option("--dry-run", is_flag=True, help="Validate and list the points; run nothing.")
+@click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
+def sweep_command(
+    sweep_file: str,
+    backend: str,
+    scheduler: str | None,
+    out: str | None,
+    resume: bool,
+    workers: int | None,
+    dry_run: bool,
+    quiet: bool,
+) -> None:
+    """Run every point of SWEEP.toml and store the results table in its output directory."""
+    from ssdtwin import sweep as run_sweep
+
+    module = sys.modules["ssdtwin.sweep"]
+    try:
+        definition = module.load_sweep(sweep_file)
+        directory = module.output_directory(definition, out)
+        if dry_run:
+            click.echo(module.describe_points(module.expand(definition)))
+            return
+        results = run_sweep(
+            sweep_file,
+            backend=backend,  # type: ignore[arg-type]
+            scheduler=scheduler,
+            out=directory,
+            resume=resume,
+            workers=workers,
+            progress=None if not quiet else False,
+        )
+    except module.SweepFailures as failures:
+        print_sweep_table(failures.results, _table_console())
+        click.echo(f"error: {failures}", err=True)
+        sys.exit(EXIT_POINTS_FAILED)
+    except ConfigError as error:
+        fail(str(error).rstrip())
+    except (OSError, ValueError) as error:
+        filename = getattr(error, "filename", None)
+        fail(f"{getattr(error, 'strerror', None) or error}: {filename}" if filename else str(error))
+    except KeyboardInterrupt:
+        click.echo("interrupted: finished points are kept; continue with --resume", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    print_sweep_table(results, _table_console())
+    click.echo(f"{len(results)} points, all ok: {directory / 'results.parquet'}")
+
+
+@main.command("plot")
+@click.argument("results", nargs=-1, required=True, metavar="RESULTS...")
+@click.option("--x", "x", metavar="KEY", help="Sweep plot: the column on the x axis, e.g. host.queue_depth.")
+@click.option("--y", "y", metavar="KEY", help="Sweep plot: the column on the y axis, e.g. iops.")
+@click.option("--hue", metavar="KEY", help="Sweep plot: one line per value of this column.")
+@click.option("--facet", metavar="KEY", help="Sweep plot: one panel per value of this column.")
+@click.option(
+    "--cdf",
+    "cdf_kind",
+    type=click.Choice(["read", "write", "all"]),
+    help="Plot the latency CDF of JSON reports (or of every point of sweep directories).",
+)
+@click.option("--columns", metavar="A,B,...", help="Time-series plot: the columns (default: power_w.*).")
+@click.option("--output", "-o", required=True, metavar="FILE", help="The image: .png, .svg or .pdf.")
+def plot_command(
+    results: tuple[str, ...],
+    x: str | None,
+    y: str | None,
+    hue: str | None,
+    facet: str | None,
+    cdf_kind: str | None,
+    columns: str | None,
+    output: str,
+) -> None:
+    """Plot a sweep's results (DIR --x --y), latency CDFs (--cdf) or a time series (FILE.parquet)."""
+    from ssdtwin import plot, plot_latency_cdf, plot_timeseries
+
+    try:
+        if cdf_kind is not None:
+            plot_latency_cdf(list(results), kind=cdf_kind, output=output)
+        elif len(results) == 1 and _is_timeseries(results[0]):
+            chosen = [column.strip() for column in columns.split(",")] if columns else None
+            plot_timeseries(results[0], columns=chosen, output=output)
+        else:
+            if len(results) != 1:
+                fail("a sweep plot takes one results directory")
+            if x is None or y is None:
+                fail("a sweep plot needs --x and --y, e.g. --x host.queue_depth --y iops")
+            plot(results[0], x=x, y=y, hue=hue, facet=facet, output=output)
+    except (OSError, ValueError, TypeError) as error:
+        filename = getattr(error, "filename", None)
+        fail(f"{getattr(error, 'strerror', None) or error}: {filename}" if filename else str(error))
+    click.echo(f"wrote {output}")
+
+
+def _is_timeseries(path: str) -> bool:
+    """Whether `path` is a Parquet time series (it has a `time_s` column)."""
+    if not path.endswith(".parquet") or not os.path.isfile(path):
+        return False
+    import pyarrow.parquet
+
+    return "time_s" in pyarrow.parquet.read_schema(path).names
+
+
+def print_sweep_table(results: Any, console: Console, limit: int = 60) -> None:
+    """The swept keys, status and headline figures of each point (the first `limit` points)."""
+    fixed = {"point_id", "seed", "status", "error"}
+    end = list(results.columns).index("ssdtwin_version") if "ssdtwin_version" in results.columns else None
+    swept = [column for column in list(results.columns)[:end] if column not in fixed]
+    figures = [("iops", "{:,.0f}"), ("latency_us.all.mean", "{:,.1f}"), ("latency_us.all.p99", "{:,.1f}")]
+    table = Table(box=box.SIMPLE)
+    for column in [*swept, "seed", "status", *(name for name, _ in figures)]:
+        table.add_column(column, justify="left" if column == "status" else "right")
+    for row in results.head(limit).to_dict("records"):
+        cells = [str(row[column]) for column in [*swept, "seed", "status"]]
+        cells += [_format(None if _missing(row.get(name)) else row.get(name), spec) for name, spec in figures]
+        table.add_row(*cells)
+    console.print(table)
+    if len(results) > limit:
+        console.print(f"... and {len(results) - limit} more points")
+
+
+def _table_console() -> Console:
+    """A console for result tables: as wide as the terminal, or wide enough for a file."""
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+def _missing(value: Any) -> bool:
+    import pandas
+
+    return bool(pandas.isna(value))
 
 
 def fail(message: str) -> NoReturn:

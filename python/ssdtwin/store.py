@@ -1,0 +1,210 @@
+"""The results directory of a sweep (DESIGN.md section 3.5).
+
+    DIR/sweep.toml               the sweep as run, with the `ssdtwin_version` that ran it
+    DIR/reports/<point_id>.json  the full report of each finished point
+    DIR/errors/<point_id>.json   the error of each failed point
+    DIR/results.parquet          one row per point, rebuilt from the two folders above
+
+Each per-point file is written atomically (a temporary file in the same folder, then
+`os.replace`), so a sweep killed at any moment leaves only whole files behind: a point either has
+its report or is run again by `--resume`. The Parquet table is derived data, rebuilt from the
+per-point files at the end of a sweep and on resume; its columns are `point_id`, the swept keys,
+`seed`, `status` ("ok", "failed" or "pending"), `error`, then every scalar report field flattened
+with dots (`Report.flat()`). It is plain Parquet, queryable as is with DuckDB
+(`SELECT * FROM 'DIR/results.parquet'`).
+
+pandas and pyarrow are imported only when a table is built or read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ssdtwin.report import Report
+
+if TYPE_CHECKING:
+    import pandas
+
+SWEEP_FILE = "sweep.toml"
+TABLE_FILE = "results.parquet"
+REPORTS_FOLDER = "reports"
+ERRORS_FOLDER = "errors"
+
+STATUS_OK = "ok"
+STATUS_FAILED = "failed"
+STATUS_PENDING = "pending"
+
+
+class ResultsStore:
+    """The files of one sweep's output directory."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        self.directory = Path(directory)
+        self.reports = self.directory / REPORTS_FOLDER
+        self.errors = self.directory / ERRORS_FOLDER
+
+    @property
+    def table_path(self) -> Path:
+        return self.directory / TABLE_FILE
+
+    @property
+    def sweep_path(self) -> Path:
+        return self.directory / SWEEP_FILE
+
+    def has_results(self) -> bool:
+        """Whether a sweep already wrote here (a sweep file, a table or a point)."""
+        if self.sweep_path.exists() or self.table_path.exists():
+            return True
+        return any(folder.is_dir() and any(folder.glob("*.json")) for folder in (self.reports, self.errors))
+
+    def create(self) -> None:
+        self.reports.mkdir(parents=True, exist_ok=True)
+        self.errors.mkdir(parents=True, exist_ok=True)
+
+    def report_path(self, point_id: str) -> Path:
+        return self.reports / f"{point_id}.json"
+
+    def error_path(self, point_id: str) -> Path:
+        return self.errors / f"{point_id}.json"
+
+    def finished(self) -> set[str]:
+        """Ids of the points whose report is written (failed points are not finished)."""
+        if not self.reports.is_dir():
+            return set()
+        return {path.stem for path in self.reports.glob("*.json")}
+
+    def write_report(self, point_id: str, report_json: str) -> None:
+        """Stores a finished point's report and forgets an error it had in an earlier attempt."""
+        write_atomically(self.report_path(point_id), report_json)
+        self.error_path(point_id).unlink(missing_ok=True)
+
+    def write_error(self, point_id: str, error: str) -> None:
+        write_atomically(self.error_path(point_id), json.dumps({"point_id": point_id, "error": error}))
+
+    def write_sweep_file(self, text: str) -> None:
+        write_atomically(self.sweep_path, text)
+
+    def read_report(self, point_id: str) -> Report:
+        return Report.from_json(self.report_path(point_id).read_text(encoding="utf-8"))
+
+    def build_table(self, points: Sequence[StoredPoint]) -> pandas.DataFrame:
+        """The results table of `points`, in their order, from the per-point files."""
+        rows: list[dict[str, Any]] = []
+        swept_keys: list[str] = []
+        for point in points:
+            for key in point.swept:
+                if key not in swept_keys:
+                    swept_keys.append(key)
+        for point in points:
+            row: dict[str, Any] = {"point_id": point.point_id}
+            row.update({key: _cell(value) for key, value in point.swept.items()})
+            row["seed"] = point.seed
+            report_path = self.report_path(point.point_id)
+            error_path = self.error_path(point.point_id)
+            if report_path.exists():
+                row.update(status=STATUS_OK, error=None)
+                report = Report.from_json(report_path.read_text(encoding="utf-8"))
+                row.update((key, value) for key, value in report.flat().items() if key != "seed")
+            elif error_path.exists():
+                row.update(status=STATUS_FAILED, error=json.loads(error_path.read_text("utf-8"))["error"])
+            else:
+                row.update(status=STATUS_PENDING, error=None)
+            rows.append(row)
+        leading = ["point_id", *swept_keys, "seed", "status", "error"]
+        return _typed_frame(rows, leading)
+
+    def write_table(self, table: pandas.DataFrame) -> None:
+        """Writes the results table atomically."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            dir=self.directory, prefix=f".{TABLE_FILE}.", suffix=".tmp", delete=False
+        ) as file:
+            temporary = Path(file.name)
+        try:
+            table.to_parquet(temporary, index=False)
+            os.replace(temporary, self.table_path)
+        finally:
+            temporary.unlink(missing_ok=True)
+
+
+class StoredPoint:
+    """What the store needs of a sweep point: its id, swept values and seed."""
+
+    __slots__ = ("point_id", "seed", "swept")
+
+    def __init__(self, point_id: str, swept: Mapping[str, Any], seed: int) -> None:
+        self.point_id = point_id
+        self.swept = dict(swept)
+        self.seed = seed
+
+
+def load(directory: str | os.PathLike[str]) -> pandas.DataFrame:
+    """The results table of a sweep's output directory as a pandas DataFrame, one row per point."""
+    import pandas
+
+    store = ResultsStore(directory)
+    if not store.directory.is_dir():
+        raise FileNotFoundError(2, "no such sweep results directory", str(store.directory))
+    if not store.table_path.exists():
+        raise FileNotFoundError(
+            2,
+            "the sweep has no results table yet (it was interrupted?): rerun it with --resume",
+            str(store.table_path),
+        )
+    return pandas.read_parquet(store.table_path)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Writes `text` to `path` so that readers see the old file or the whole new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
+    ) as file:
+        file.write(text)
+        file.flush()
+        os.fsync(file.fileno())
+        temporary = Path(file.name)
+    try:
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _cell(value: Any) -> Any:
+    """A swept value as a table cell: lists and tables (e.g. `t_read`, `bssplit`) as JSON text."""
+    if isinstance(value, list | tuple | Mapping):
+        return json.dumps(value)
+    return value
+
+
+def _typed_frame(rows: list[dict[str, Any]], leading: Iterable[str]) -> pandas.DataFrame:
+    """A DataFrame of `rows` whose columns have one type each, missing values allowed (failed
+    points have no report fields): nullable integers and booleans, floats, strings."""
+    import pandas
+
+    columns: list[str] = list(leading)
+    for row in rows:
+        columns.extend(key for key in row if key not in columns)
+    data: dict[str, Any] = {}
+    for column in columns:
+        values = [row.get(column) for row in rows]
+        present = [value for value in values if value is not None]
+        if present and all(isinstance(value, bool) for value in present):
+            dtype = "boolean"
+        elif present and all(isinstance(value, int) and not isinstance(value, bool) for value in present):
+            dtype = "Int64"
+        elif present and all(
+            isinstance(value, int | float) and not isinstance(value, bool) for value in present
+        ):
+            dtype = "float64"
+            values = [float("nan") if value is None else float(value) for value in values]
+        else:
+            dtype = "string"
+            values = [None if value is None else str(value) for value in values]
+        data[column] = pandas.array(values, dtype=dtype)
+    return pandas.DataFrame(data, columns=columns)

@@ -1,0 +1,516 @@
+"""Design-space sweeps (DESIGN.md section 3.5): a base scenario, axes over any scenario key, one
+simulation per point on a local process pool or a Dask cluster, results in a directory.
+
+    base = "scenario.toml"            # or an inline [base] table
+    out = "results/qd_sweep"          # relative to the sweep file; --out overrides it
+    seeds = [1, 2]                    # each point once per seed (default: the base seed)
+    [grid]                            # cartesian product
+    "host.queue_depth" = [1, 2, 4]
+    [zip]                             # varied together, lists of one length
+    "workload.read_fraction" = [0.25, 0.75]
+    "workload.block_size" = ["4KiB", "16KiB"]
+    points = [{"flash.channels" = 4}, {"flash.channels" = 8}]   # explicit points (before any table)
+
+The points are the product of the grid, the zip rows, the explicit points and the seeds (an
+absent axis contributes one empty choice). Every point is resolved by the core's own loader
+before anything runs, so a bad key or value stops the sweep up front with the point and key named.
+A point's id is its index and a hash of its fully resolved scenario: `--resume` skips points whose
+report is stored under the same id, and a change of base, axes or simulator defaults gives new ids.
+
+Workers only simulate and return the report text; the process that runs the sweep writes every
+file, so a Dask cluster needs no shared file system.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import hashlib
+import itertools
+import json
+import logging
+import multiprocessing
+import os
+import sys
+import tomllib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from ssdtwin import _core
+from ssdtwin._arguments import config_error, core_arguments, scenario_file
+from ssdtwin._core import ConfigError, SimulationError
+from ssdtwin.store import STATUS_FAILED, ResultsStore, StoredPoint
+
+if TYPE_CHECKING:
+    import pandas
+
+SweepLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any]
+"""A sweep file path, or a dict with the keys of a sweep file."""
+
+Backend: TypeAlias = Literal["local", "dask"]
+BACKENDS: tuple[str, ...] = ("local", "dask")
+
+SWEEP_KEYS = ("base", "out", "grid", "zip", "points", "seeds")
+"""The keys a sweep file may have."""
+
+
+class SweepFailures(RuntimeError):
+    """Some points of a finished sweep failed; `.results` is the table, `.failed` their number."""
+
+    def __init__(self, failed: int, total: int, results: pandas.DataFrame, directory: Path) -> None:
+        super().__init__(
+            f"{failed} of {total} sweep points failed; their errors are in the `error` column of "
+            f"{directory / 'results.parquet'}"
+        )
+        self.failed = failed
+        self.total = total
+        self.results = results
+        self.directory = directory
+
+
+@dataclass(frozen=True)
+class SweepDefinition:
+    """A sweep file, checked for shape (the values are checked when the points are resolved)."""
+
+    base_path: str | None
+    """Path of the base scenario file (absolute), or None for an inline or the default base."""
+    base_table: dict[str, Any] | None
+    """The inline `[base]` table, or None."""
+    base_dir: str
+    """Directory that relative paths in the sweep (base, out, drive files) are relative to."""
+    out: str | None
+    grid: dict[str, list[Any]] = field(default_factory=dict)
+    zip: dict[str, list[Any]] = field(default_factory=dict)
+    points: list[dict[str, Any]] = field(default_factory=list)
+    seeds: list[int] | None = None
+
+    def as_toml(self, version: str) -> dict[str, Any]:
+        """The sweep as run, for `DIR/sweep.toml`."""
+        table: dict[str, Any] = {"ssdtwin_version": version}
+        if self.base_path is not None:
+            table["base"] = self.base_path
+        if self.out is not None:
+            table["out"] = self.out
+        if self.seeds is not None:
+            table["seeds"] = list(self.seeds)
+        if self.points:
+            table["points"] = self.points
+        if self.base_table is not None:
+            table["base"] = self.base_table
+        if self.grid:
+            table["grid"] = self.grid
+        if self.zip:
+            table["zip"] = self.zip
+        return table
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation of a sweep."""
+
+    index: int
+    point_id: str
+    overrides: dict[str, Any]
+    """The swept keys (dotted) and their values, as written in the sweep."""
+    seed: int
+
+    def describe(self) -> str:
+        values = ", ".join(f"{key}={value!r}" for key, value in self.overrides.items())
+        return f"{values}, seed={self.seed}" if values else f"seed={self.seed}"
+
+
+@dataclass(frozen=True)
+class PointTask:
+    """What a worker needs to simulate one point (plain data, cheap to pickle)."""
+
+    point_id: str
+    scenario_path: str | None
+    scenario_json: str | None
+    base_dir: str
+    json_overrides: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class PointOutcome:
+    """What a worker sends back: the report as JSON text, or the error."""
+
+    point_id: str
+    report_json: str | None
+    error: str | None
+
+
+def sweep(
+    sweep: SweepLike,
+    *,
+    backend: Backend = "local",
+    scheduler: str | None = None,
+    out: str | os.PathLike[str] | None = None,
+    resume: bool = False,
+    workers: int | None = None,
+    progress: bool | None = None,
+) -> pandas.DataFrame:
+    """Runs every point of a sweep and returns the results table (one row per point).
+
+    `sweep` is a sweep file or a dict of its keys. `backend="local"` runs points on a process
+    pool of `workers` processes (default: all cores); `backend="dask"` sends them to the Dask
+    scheduler at `scheduler` (e.g. "tcp://10.0.0.5:8786"), or to a local Dask cluster of
+    `workers` processes when no address is given. Results go to `out` (default: the sweep's own
+    `out`); an output directory that already holds a sweep is refused unless `resume=True`, which
+    runs only the points without a stored report. `progress` shows a progress bar on stderr
+    (default: when stdout and stderr are terminals).
+
+    Raises `ConfigError` (naming the point and key) before anything runs if a point is invalid,
+    and `SweepFailures` (with `.results`) after the sweep if some points failed.
+    """
+    definition = load_sweep(sweep)
+    directory = output_directory(definition, out)
+    points = expand(definition)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if scheduler is not None and backend != "dask":
+        raise ValueError("a scheduler address needs backend='dask'")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive integer, not {workers!r}")
+
+    store = ResultsStore(directory)
+    if store.has_results() and not resume:
+        raise FileExistsError(
+            17,
+            "the output directory already holds a sweep: resume it (--resume) or choose another",
+            str(directory),
+        )
+    store.create()
+    store.write_sweep_file(_toml_text(definition.as_toml(_core.__version__)))
+    stored = [StoredPoint(point.point_id, point.overrides, point.seed) for point in points]
+
+    finished = store.finished() if resume else set()
+    todo = [point for point in points if point.point_id not in finished]
+    tasks = [_task(definition, point) for point in todo]
+    show = progress if progress is not None else sys.stdout.isatty() and sys.stderr.isatty()
+    failed = 0
+    try:
+        with _progress_bar(len(points), len(points) - len(todo), enabled=show) as advance:
+            runner = _run_dask if backend == "dask" else _run_local
+            for outcome in runner(tasks, workers, scheduler):
+                if outcome.report_json is not None:
+                    store.write_report(outcome.point_id, outcome.report_json)
+                else:
+                    store.write_error(outcome.point_id, outcome.error or "unknown error")
+                    failed += 1
+                advance(outcome.report_json is None)
+    finally:
+        # Also on Ctrl-C: the table then shows the points not yet run as "pending".
+        results = store.build_table(stored)
+        store.write_table(results)
+    failed = int((results["status"] == STATUS_FAILED).sum())
+    if failed:
+        raise SweepFailures(failed, len(points), results, directory)
+    return results
+
+
+def load_sweep(sweep: SweepLike) -> SweepDefinition:
+    """Reads and shape-checks a sweep file or dict."""
+    if isinstance(sweep, str | os.PathLike):
+        path = Path(scenario_file(sweep))
+        try:
+            table = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise config_error("", f"{path} is not valid TOML: {error}") from None
+        base_dir = path.resolve().parent
+    elif isinstance(sweep, Mapping):
+        table = dict(sweep)
+        base_dir = Path.cwd()
+    else:
+        raise TypeError(f"sweep must be a path to a sweep file or a dict, not {type(sweep).__name__}")
+
+    unknown = [key for key in table if key not in SWEEP_KEYS]
+    if unknown:
+        raise config_error(unknown[0], f"unknown sweep key; a sweep file has {', '.join(SWEEP_KEYS)}")
+
+    base = table.get("base")
+    base_path: str | None = None
+    base_table: dict[str, Any] | None = None
+    if isinstance(base, str):
+        base_path = str(base_dir / base) if not os.path.isabs(base) else base
+        scenario_file(base_path)
+    elif isinstance(base, Mapping):
+        base_table = dict(base)
+    elif base is not None:
+        raise config_error("base", f"must be a scenario file path or a table, not {_kind(base)}")
+
+    out = table.get("out")
+    if out is not None and not isinstance(out, str):
+        raise config_error("out", f"must be a directory path, not {_kind(out)}")
+
+    grid = _axes(table.get("grid", {}), "grid")
+    zipped = _axes(table.get("zip", {}), "zip")
+    lengths = {len(values) for values in zipped.values()}
+    if len(lengths) > 1:
+        sizes = ", ".join(f"{key} has {len(values)}" for key, values in zipped.items())
+        raise config_error("zip", f"all lists must have the same length ({sizes})")
+
+    raw_points = table.get("points", [])
+    if not isinstance(raw_points, list) or not all(isinstance(point, Mapping) for point in raw_points):
+        raise config_error("points", 'must be a list of tables, e.g. points = [{"host.queue_depth" = 1}]')
+    points = [_flatten(point, "", f"points[{index}]") for index, point in enumerate(raw_points)]
+
+    seeds = table.get("seeds")
+    if seeds is not None and (
+        not isinstance(seeds, list)
+        or not seeds
+        or not all(isinstance(seed, int) and not isinstance(seed, bool) and seed >= 0 for seed in seeds)
+    ):
+        raise config_error("seeds", f"must be a non-empty list of non-negative integers, not {seeds!r}")
+
+    owners: dict[str, str] = {}
+    for axis, keys in [("grid", grid), ("zip", zipped)] + [
+        (f"points[{index}]", point) for index, point in enumerate(points)
+    ]:
+        for key in keys:
+            if key == "seed" and seeds is not None:
+                raise config_error(f"{axis}.seed", "the seed is swept by `seeds`; do not also set it here")
+            owner = owners.setdefault(key, axis)
+            if owner != axis and not (owner.startswith("points") and axis.startswith("points")):
+                raise config_error(key, f"is swept twice, in {owner} and in {axis}")
+    return SweepDefinition(
+        base_path=base_path,
+        base_table=base_table,
+        base_dir=str(base_dir),
+        out=out,
+        grid=grid,
+        zip=zipped,
+        points=points,
+        seeds=list(seeds) if seeds is not None else None,
+    )
+
+
+def output_directory(definition: SweepDefinition, out: str | os.PathLike[str] | None) -> Path:
+    """`out` (relative to the working directory), else the sweep's `out` (relative to the sweep
+    file)."""
+    if out is not None:
+        return Path(out).resolve()
+    if definition.out is None:
+        raise config_error("out", "the sweep has no output directory: give `out` in the sweep or --out")
+    return (Path(definition.base_dir) / definition.out).resolve()
+
+
+def expand(definition: SweepDefinition) -> list[Point]:
+    """Every point of the sweep, each resolved by the core (a `ConfigError` names the first bad
+    point and its key)."""
+    grid_rows = [
+        dict(zip(definition.grid, values, strict=True))
+        for values in itertools.product(*definition.grid.values())
+    ]
+    zip_rows = [
+        dict(zip(definition.zip, values, strict=True))
+        for values in zip(*definition.zip.values(), strict=True)
+    ]
+    explicit = definition.points or [{}]
+    combinations = [
+        {**grid_row, **zip_row, **point}
+        for grid_row in grid_rows
+        for zip_row in (zip_rows or [{}])
+        for point in explicit
+    ]
+    if definition.seeds is not None:
+        seeds: list[int] = definition.seeds
+    else:
+        try:
+            seeds = [int(_resolve(definition, {})["seed"])]
+        except ConfigError as error:
+            raise config_error(error.key, f"sweep base: {error.message}") from None
+    points: list[Point] = []
+    total = len(combinations) * len(seeds)
+    for overrides in combinations:
+        for seed in seeds:
+            index = len(points)
+            point_overrides = {**overrides, "seed": seed} if definition.seeds is not None else overrides
+            try:
+                resolved = _resolve(definition, point_overrides)
+            except ConfigError as error:
+                swept = Point(index, "", overrides, seed)
+                message = f"sweep point {index + 1} of {total} ({swept.describe()}): {error.message}"
+                raise config_error(error.key, message) from None
+            seed_value = int(resolved["seed"])
+            digest = hashlib.sha256(json.dumps(resolved, sort_keys=True).encode()).hexdigest()[:12]
+            points.append(Point(index, f"{index:05d}-{digest}", overrides, seed_value))
+    return points
+
+
+def run_point(task: PointTask) -> PointOutcome:
+    """Simulates one point (in a worker process). Errors become the outcome, never an exception,
+    so one failing point does not stop the others."""
+    try:
+        report = _core.run(
+            task.scenario_path, task.scenario_json, task.base_dir, [], task.json_overrides, None
+        )
+    except SimulationError as error:
+        return PointOutcome(task.point_id, None, f"SimulationError: {error}")
+    except Exception as error:  # a worker reports every failure of its point instead of dying
+        return PointOutcome(task.point_id, None, f"{type(error).__name__}: {error}")
+    return PointOutcome(task.point_id, report, None)
+
+
+# --------------------------------------------------------------------------------- backends
+
+Runner: TypeAlias = Callable[[list[PointTask], int | None, str | None], Iterator[PointOutcome]]
+
+
+def _run_local(tasks: list[PointTask], workers: int | None, _scheduler: str | None) -> Iterator[PointOutcome]:
+    """A process pool (spawned processes: safe beside the progress bar's thread)."""
+    if not tasks:
+        return
+    count = min(workers or os.cpu_count() or 1, len(tasks))
+    context = multiprocessing.get_context("spawn")
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context)
+    try:
+        futures = {pool.submit(run_point, task): task for task in tasks}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                yield future.result()
+            except concurrent.futures.process.BrokenProcessPool as error:
+                yield PointOutcome(futures[future].point_id, None, f"worker process died: {error}")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _run_dask(tasks: list[PointTask], workers: int | None, scheduler: str | None) -> Iterator[PointOutcome]:
+    """The Dask cluster at `scheduler`, or a local cluster of `workers` single-threaded processes."""
+    if not tasks:
+        return
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError as error:  # pragma: no cover - dask is a dependency
+        raise RuntimeError("the dask backend needs `pip install 'dask[distributed]'`") from error
+    cluster = None
+    if scheduler is None:
+        count = min(workers or os.cpu_count() or 1, len(tasks))
+        cluster = LocalCluster(
+            n_workers=count,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+        )
+        client = Client(cluster)
+    else:
+        client = Client(scheduler)
+    try:
+        futures = [client.submit(run_point, task, pure=False) for task in tasks]
+        for future, outcome in as_completed(futures, with_results=True, raise_errors=False):
+            if isinstance(outcome, PointOutcome):
+                yield outcome
+            else:
+                point_id = tasks[futures.index(future)].point_id
+                yield PointOutcome(point_id, None, f"dask task failed: {future.exception()!r}")
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+# --------------------------------------------------------------------------------- helpers
+
+
+def _task(definition: SweepDefinition, point: Point) -> PointTask:
+    scenario_path, scenario_json, _, _, json_overrides = _core_arguments(
+        definition, point.overrides, point.seed
+    )
+    return PointTask(point.point_id, scenario_path, scenario_json, definition.base_dir, json_overrides)
+
+
+def _core_arguments(
+    definition: SweepDefinition, overrides: Mapping[str, Any], seed: int | None = None
+) -> tuple[str | None, str | None, str, list[str], list[tuple[str, str]]]:
+    base: Any = definition.base_path if definition.base_path is not None else definition.base_table
+    values = dict(overrides)
+    if seed is not None:
+        values["seed"] = seed
+    scenario_path, scenario_json, _, set_overrides, json_overrides = core_arguments(base, values)
+    # Relative paths in an inline base (e.g. `drive = "my_drive.toml"`) are relative to the sweep.
+    return scenario_path, scenario_json, definition.base_dir, set_overrides, json_overrides
+
+
+def _resolve(definition: SweepDefinition, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    return json.loads(_core.resolve(*_core_arguments(definition, overrides)))
+
+
+def _axes(table: Any, name: str) -> dict[str, list[Any]]:
+    """A `[grid]` or `[zip]` table as dotted key to non-empty list; nested tables (TOML's
+    unquoted `host.queue_depth = [...]`) are flattened."""
+    if not isinstance(table, Mapping):
+        raise config_error(name, f"must be a table of key = [values], not {_kind(table)}")
+    axes = _flatten(table, "", name)
+    for key, values in axes.items():
+        if not isinstance(values, list) or not values:
+            raise config_error(f"{name}.{key}", f"must be a non-empty list of values, not {values!r}")
+    return axes
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        if not isinstance(name, str) or not name:
+            raise config_error(where, f"keys must be non-empty strings, not {name!r}")
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping):
+            flat.update(_flatten(value, f"{key}.", where))
+        else:
+            flat[key] = value
+    return flat
+
+
+def _kind(value: object) -> str:
+    return f"a {type(value).__name__} ({value!r})"
+
+
+def _toml_text(table: Mapping[str, Any]) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(dict(table))
+
+
+@contextmanager
+def _progress_bar(total: int, already: int, enabled: bool) -> Iterator[Callable[[bool], None]]:
+    """A rich progress bar of points (done, failed, ETA) on stderr; `advance(failed)` per point."""
+    if not enabled:
+        yield lambda _failed: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    display = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("points  {task.fields[failed]} failed"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    failed = 0
+    with display:
+        task = display.add_task("sweep", total=total, completed=already, failed=0)
+
+        def advance(point_failed: bool) -> None:
+            nonlocal failed
+            failed += point_failed
+            display.update(task, advance=1, failed=failed)
+
+        yield advance
+
+
+def describe_points(points: Sequence[Point]) -> str:
+    """One line per point: its id and swept values (for `ssdtwin sweep --dry-run`)."""
+    return "\n".join(f"{point.point_id}  {point.describe()}" for point in points)
