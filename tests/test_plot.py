@@ -1,0 +1,224 @@
+"""Plots: each is read back from its image file (size, not blank) and checked on the data it drew."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import numpy
+import pandas
+import pytest
+
+import ssdtwin
+from conftest import SMALL, cli
+
+BASE = {"flash": {"blocks_per_plane": 16}, "workload": {"io_count": 3_000, "precondition": "none"}}
+
+
+def assert_png_is_a_picture(path):
+    from matplotlib.image import imread
+
+    assert path.stat().st_size > 10_000
+    pixels = imread(path)
+    assert pixels.shape[0] > 200
+    assert pixels.shape[1] > 300
+    assert pixels[..., :3].std() > 0.05, "the image is blank"
+
+
+def assert_svg_is_a_picture(path):
+    root = ElementTree.parse(path).getroot()
+    assert root.tag.endswith("svg")
+    assert len(list(root.iter("{http://www.w3.org/2000/svg}path"))) > 20
+
+
+@pytest.fixture(scope="module")
+def sweep_results(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("sweep")
+    definition = {
+        "base": BASE,
+        "grid": {"host.queue_depth": [1, 4, 16], "workload.read_fraction": [0.5, 1.0]},
+        "zip": {"flash.channels": [2, 4]},
+    }
+    ssdtwin.sweep(definition, out=directory, workers=2)
+    return directory
+
+
+def test_importing_ssdtwin_imports_neither_matplotlib_nor_pandas():
+    code = "import sys, ssdtwin; print('matplotlib' in sys.modules, 'pandas' in sys.modules)"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert output.split() == ["False", "False"]
+
+
+def test_sweep_plot_draws_one_line_per_hue_and_one_panel_per_facet(sweep_results, tmp_path):
+    table = ssdtwin.load(sweep_results)
+    output = tmp_path / "iops.png"
+    figure = ssdtwin.plot(
+        sweep_results,
+        x="host.queue_depth",
+        y="iops",
+        hue="workload.read_fraction",
+        facet="flash.channels",
+        output=output,
+    )
+    assert_png_is_a_picture(output)
+    panels = [axes for axes in figure.axes if axes.lines]
+    assert [axes.get_title() for axes in panels] == ["flash.channels = 2", "flash.channels = 4"]
+    for axes, channels in zip(panels, [2, 4], strict=True):
+        assert len(axes.lines) == 2
+        for line, read_fraction in zip(axes.lines, [0.5, 1.0], strict=True):
+            rows = table[
+                (table["flash.channels"] == channels) & (table["workload.read_fraction"] == read_fraction)
+            ]
+            rows = rows.sort_values("host.queue_depth")
+            assert list(line.get_xdata()) == [1, 4, 16]
+            assert numpy.allclose(line.get_ydata(), rows["iops"])
+        assert axes.get_xscale() == "log"  # QD 1 to 16 spans a factor 16
+
+
+def test_sweep_plot_of_repeated_seeds_draws_the_mean(tmp_path):
+    table = pandas.DataFrame(
+        {
+            "point_id": ["a", "b", "c", "d"],
+            "workload.block_size": ["4KiB", "4KiB", "16KiB", "16KiB"],
+            "seed": [1, 2, 1, 2],
+            "status": ["ok", "ok", "ok", "ok"],
+            "iops": [100.0, 300.0, 50.0, 70.0],
+        }
+    )
+    output = tmp_path / "bars.svg"
+    figure = ssdtwin.plot(table, x="workload.block_size", y="iops", output=output)
+    assert_svg_is_a_picture(output)
+    (line,) = figure.axes[0].lines
+    assert list(line.get_ydata()) == [200.0, 60.0]  # means over seeds, x in order of appearance
+    assert [label.get_text() for label in figure.axes[0].get_xticklabels()] == ["4KiB", "16KiB"]
+    assert len(figure.axes[0].collections) == 1  # the min-max band
+
+
+def test_sweep_plot_skips_failed_points_and_names_unknown_columns(tmp_path):
+    table = pandas.DataFrame(
+        {"host.queue_depth": [1, 2, 4], "status": ["ok", "failed", "ok"], "iops": [1.0, float("nan"), 3.0]}
+    )
+    (line,) = ssdtwin.plot(table, x="host.queue_depth", y="iops").axes[0].lines
+    assert list(line.get_xdata()) == [1, 4]
+    with pytest.raises(ValueError, match="y column 'iopz' is not in the results"):
+        ssdtwin.plot(table, x="host.queue_depth", y="iopz")
+    with pytest.raises(ValueError, match="suffix"):
+        ssdtwin.plot(table, x="host.queue_depth", y="iops", output=tmp_path / "figure.bmp")
+
+
+def test_latency_cdf_plot_draws_the_reports_cdf_and_tail(tmp_path):
+    reports = [ssdtwin.run(**SMALL, host__queue_depth=depth) for depth in (1, 32)]
+    output = tmp_path / "cdf.png"
+    figure = ssdtwin.plot_latency_cdf(reports, kind="read", labels=["QD 1", "QD 32"], output=output)
+    assert_png_is_a_picture(output)
+    cdf_axes, tail_axes = figure.axes
+    assert [line.get_label() for line in cdf_axes.lines] == ["QD 1", "QD 32"]
+    for line, tail, report in zip(cdf_axes.lines, tail_axes.lines, reports, strict=True):
+        cdf = report.latency_cdf["read"]
+        assert list(line.get_xdata()) == cdf["latency_us"]
+        assert list(line.get_ydata()) == cdf["fraction"]
+        assert numpy.allclose(tail.get_ydata(), 1 - numpy.array(cdf["fraction"][:-1]))
+    assert tail_axes.get_yscale() == "log"
+    # Deeper queues wait longer: the QD 32 curve lies to the right of QD 1's at the median.
+    medians = [report.latency_us["read"]["p50"] for report in reports]
+    assert medians[1] > medians[0]
+
+
+def test_report_latency_cdf_is_compact_and_holds_the_percentiles():
+    report = ssdtwin.run(**SMALL)
+    for kind in ("read", "write", "all"):
+        cdf = report.latency_cdf[kind]
+        summary = report.latency_us[kind]
+        assert 0 < len(cdf["latency_us"]) <= 200
+        assert cdf["fraction"][-1] == 1.0
+        assert cdf["latency_us"][-1] == summary["max"]
+        assert numpy.all(numpy.diff(cdf["latency_us"]) > 0)
+        for quantile, name in [(0.5, "p50"), (0.99, "p99"), (0.9999, "p99_99")]:
+            first = next(index for index, share in enumerate(cdf["fraction"]) if share >= quantile)
+            assert cdf["latency_us"][first] == summary[name]
+    assert "latency_cdf.read.fraction" not in report.flat()  # lists stay out of the results table
+
+
+def test_latency_cdf_of_a_sweep_directory_draws_one_curve_per_point(sweep_results, tmp_path):
+    figure = ssdtwin.plot_latency_cdf(sweep_results, kind="all", output=tmp_path / "cdf.svg")
+    assert_svg_is_a_picture(tmp_path / "cdf.svg")
+    labels = [line.get_label() for line in figure.axes[0].lines]
+    assert len(labels) == 12
+    assert "host.queue_depth=4, workload.read_fraction=1.0, flash.channels=2" in labels
+
+
+def timeseries_frame() -> pandas.DataFrame:
+    """A table with the time-series contract of `ssdtwin run --timeseries`."""
+    time = numpy.linspace(0.0, 1.0, 101)
+    frame = {"time_s": time, "iops": 1e4 + 1e3 * numpy.sin(8 * time), "bandwidth_mib_s": 40 + time}
+    for index, component in enumerate(["nand", "io_bus", "controller", "dram", "other"]):
+        frame[f"power_w.{component}"] = 0.1 * (index + 1) + 0.05 * numpy.cos(5 * time + index)
+    frame["power_w.total"] = sum(
+        frame[f"power_w.{name}"] for name in ["nand", "io_bus", "controller", "dram", "other"]
+    )
+    return pandas.DataFrame(frame)
+
+
+def test_timeseries_plot_defaults_to_the_power_columns(tmp_path):
+    frame = timeseries_frame()
+    output = tmp_path / "power.png"
+    figure = ssdtwin.plot_timeseries(frame, output=output)
+    assert_png_is_a_picture(output)
+    (axes,) = figure.axes
+    assert [line.get_label() for line in axes.lines] == [
+        "nand",
+        "io_bus",
+        "controller",
+        "dram",
+        "other",
+        "total",
+    ]
+    assert numpy.array_equal(axes.lines[-1].get_ydata(), frame["power_w.total"])
+    assert numpy.array_equal(axes.lines[0].get_xdata(), frame["time_s"])
+
+
+def test_timeseries_plot_of_chosen_columns_from_parquet(tmp_path):
+    path = tmp_path / "run.parquet"
+    timeseries_frame().to_parquet(path)
+    figure = ssdtwin.plot_timeseries(path, columns=["iops", "power_w.nand"])
+    assert [axes.get_ylabel() for axes in figure.axes] == ["iops", "power_w"]  # one panel per quantity
+    assert numpy.array_equal(figure.axes[0].lines[0].get_ydata(), timeseries_frame()["iops"])
+    without_power = timeseries_frame()[["time_s", "iops", "bandwidth_mib_s"]]
+    assert len(ssdtwin.plot_timeseries(without_power).axes) == 2  # every non-time column
+    with pytest.raises(ValueError, match="no column 'temperature'"):
+        ssdtwin.plot_timeseries(path, columns=["temperature"])
+
+
+def test_cli_plots_a_sweep_a_cdf_and_a_timeseries(sweep_results, tmp_path):
+    process = cli(
+        "plot",
+        str(sweep_results),
+        "--x",
+        "host.queue_depth",
+        "--y",
+        "iops",
+        "--hue",
+        "workload.read_fraction",
+        "-o",
+        str(tmp_path / "a.png"),
+    )
+    assert process.returncode == 0, process.stderr
+    assert_png_is_a_picture(tmp_path / "a.png")
+    process = cli("plot", "--cdf", "read", str(sweep_results), "-o", str(tmp_path / "b.svg"))
+    assert process.returncode == 0, process.stderr
+    assert_svg_is_a_picture(tmp_path / "b.svg")
+    timeseries_frame().to_parquet(tmp_path / "run.parquet")
+    process = cli(
+        "plot",
+        str(tmp_path / "run.parquet"),
+        "--columns",
+        "iops,power_w.total",
+        "-o",
+        str(tmp_path / "c.png"),
+    )
+    assert process.returncode == 0, process.stderr
+    assert_png_is_a_picture(tmp_path / "c.png")
+    process = cli("plot", str(sweep_results), "--x", "host.queue_depth", "-o", str(tmp_path / "d.png"))
+    assert process.returncode == 2
+    assert "--y" in process.stderr
