@@ -90,6 +90,9 @@ def plot(
                 )
         if logx:
             axes.set_xscale("log", base=2)
+            if numeric_x and len(x_values) <= 12:
+                axes.set_xticks(x_values, [f"{value:g}" for value in x_values])
+                axes.minorticks_off()
         if not numeric_x:
             axes.set_xticks(range(len(x_values)), [str(value) for value in x_values])
         axes.set_xlabel(x)
