@@ -191,9 +191,10 @@ def sweep(
     show = progress if progress is not None else sys.stdout.isatty() and sys.stderr.isatty()
     failed = 0
     try:
+        runner = _run_dask if backend == "dask" else _run_local
+        outcomes = runner(tasks, workers, scheduler)
         with _progress_bar(len(points), len(points) - len(todo), enabled=show) as advance:
-            runner = _run_dask if backend == "dask" else _run_local
-            for outcome in runner(tasks, workers, scheduler):
+            for outcome in outcomes:
                 if outcome.report_json is not None:
                     store.write_report(outcome.point_id, outcome.report_json)
                 else:
@@ -359,14 +360,29 @@ Runner: TypeAlias = Callable[[list[PointTask], int | None, str | None], Iterator
 
 
 def _run_local(tasks: list[PointTask], workers: int | None, _scheduler: str | None) -> Iterator[PointOutcome]:
-    """A process pool (spawned processes: safe beside the progress bar's thread)."""
+    """A process pool, its workers started (and all points queued) before this returns, so on
+    Linux they are forked before the progress bar starts its thread. Forked workers need no
+    `if __name__ == "__main__"` guard in the user's script; elsewhere they are spawned."""
     if not tasks:
-        return
+        return iter(())
     count = min(workers or os.cpu_count() or 1, len(tasks))
-    context = multiprocessing.get_context("spawn")
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=count, mp_context=context)
+    method = "fork" if sys.platform == "linux" else "spawn"
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=count, mp_context=multiprocessing.get_context(method)
+    )
     try:
         futures = {pool.submit(run_point, task): task for task in tasks}
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    return _local_outcomes(pool, futures)
+
+
+def _local_outcomes(
+    pool: concurrent.futures.ProcessPoolExecutor,
+    futures: dict[concurrent.futures.Future[PointOutcome], PointTask],
+) -> Iterator[PointOutcome]:
+    try:
         for future in concurrent.futures.as_completed(futures):
             try:
                 yield future.result()
@@ -377,7 +393,8 @@ def _run_local(tasks: list[PointTask], workers: int | None, _scheduler: str | No
 
 
 def _run_dask(tasks: list[PointTask], workers: int | None, scheduler: str | None) -> Iterator[PointOutcome]:
-    """The Dask cluster at `scheduler`, or a local cluster of `workers` single-threaded processes."""
+    """The Dask cluster at `scheduler`, or a local cluster of `workers` single-threaded processes
+    (spawned by Dask: a script that uses it needs the `if __name__ == "__main__"` guard)."""
     if not tasks:
         return
     try:
