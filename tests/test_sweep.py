@@ -296,3 +296,17 @@ def test_two_workers_are_faster_than_one(tmp_path):
         assert len(results) == 20
     # The bound is soft (1.7x measured on a quiet machine, see README) so shared CI passes.
     assert elapsed[1] / elapsed[2] >= 1.3, elapsed
+
+
+def test_progress_bar_counts_points_and_failures_and_is_quiet_by_default_off_a_terminal(tmp_path, capsys):
+    definition = {"base": BASE, "points": [{"host.queue_depth": 1}, STALLING, {"host.queue_depth": 4}]}
+    with pytest.raises(ssdtwin.SweepFailures):
+        ssdtwin.sweep(definition, out=tmp_path / "shown", workers=1, progress=True)
+    shown = capsys.readouterr()
+    assert "3/3" in shown.err
+    assert "1 failed" in shown.err
+    with pytest.raises(ssdtwin.SweepFailures):
+        ssdtwin.sweep(definition, out=tmp_path / "quiet", workers=1)  # stdout is not a terminal here
+    quiet = capsys.readouterr()
+    assert quiet.err == ""
+    assert quiet.out == ""
