@@ -164,15 +164,15 @@ def sweep(
     Raises `ConfigError` (naming the point and key) before anything runs if a point is invalid,
     and `SweepFailures` (with `.results`) after the sweep if some points failed.
     """
-    definition = load_sweep(sweep)
-    directory = output_directory(definition, out)
-    points = expand(definition)
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if scheduler is not None and backend != "dask":
         raise ValueError("a scheduler address needs backend='dask'")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive integer, not {workers!r}")
+    definition = load_sweep(sweep)
+    directory = output_directory(definition, out)
+    points = expand(definition)
 
     store = ResultsStore(directory)
     if store.has_results() and not resume:
@@ -189,7 +189,6 @@ def sweep(
     todo = [point for point in points if point.point_id not in finished]
     tasks = [_task(definition, point) for point in todo]
     show = progress if progress is not None else sys.stdout.isatty() and sys.stderr.isatty()
-    failed = 0
     try:
         runner = _run_dask if backend == "dask" else _run_local
         outcomes = runner(tasks, workers, scheduler)
@@ -199,7 +198,6 @@ def sweep(
                     store.write_report(outcome.point_id, outcome.report_json)
                 else:
                     store.write_error(outcome.point_id, outcome.error or "unknown error")
-                    failed += 1
                 advance(outcome.report_json is None)
     finally:
         # Also on Ctrl-C: the table then shows the points not yet run as "pending".
@@ -355,8 +353,6 @@ def run_point(task: PointTask) -> PointOutcome:
 
 
 # --------------------------------------------------------------------------------- backends
-
-Runner: TypeAlias = Callable[[list[PointTask], int | None, str | None], Iterator[PointOutcome]]
 
 
 def _run_local(tasks: list[PointTask], workers: int | None, _scheduler: str | None) -> Iterator[PointOutcome]:
