@@ -222,3 +222,21 @@ def test_cli_plots_a_sweep_a_cdf_and_a_timeseries(sweep_results, tmp_path):
     process = cli("plot", str(sweep_results), "--x", "host.queue_depth", "-o", str(tmp_path / "d.png"))
     assert process.returncode == 2
     assert "--y" in process.stderr
+
+
+def test_a_hue_value_keeps_its_colour_across_facets():
+    table = pandas.DataFrame(
+        {
+            "host.queue_depth": [1, 2, 1, 2, 1, 2],
+            "workload.block_size": ["4KiB", "4KiB", "16KiB", "16KiB", "16KiB", "16KiB"],
+            "flash.channels": [2, 2, 2, 2, 4, 4],
+            "iops": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
+        }
+    )
+    figure = ssdtwin.plot(
+        table, x="host.queue_depth", y="iops", hue="workload.block_size", facet="flash.channels"
+    )
+    colours = {line.get_label(): line.get_color() for axes in figure.axes[1:] for line in axes.lines}
+    left = {line.get_label(): line.get_color() for line in figure.axes[0].lines}
+    assert colours["workload.block_size = 16KiB"] == left["workload.block_size = 16KiB"]
+    assert left["workload.block_size = 16KiB"] != left["workload.block_size = 4KiB"]

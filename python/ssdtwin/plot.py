@@ -70,7 +70,7 @@ def plot(
         logx = bool(positive and max(x_values) / min(x_values) >= 16)
     for axes, facet_value in zip(axes_list, facets, strict=True):
         panel = table if facet is None else table[table[facet] == facet_value]
-        for hue_value in hues:
+        for hue_index, hue_value in enumerate(hues):
             rows = panel if hue is None else panel[panel[hue] == hue_value]
             if rows.empty:
                 continue
@@ -79,7 +79,9 @@ def plot(
             grouped = grouped.loc[order]
             positions = list(grouped.index) if numeric_x else [x_values.index(value) for value in order]
             label = None if hue is None else f"{hue} = {hue_value}"
-            (line,) = axes.plot(positions, grouped["mean"].to_numpy(), marker="o", label=label)
+            (line,) = axes.plot(
+                positions, grouped["mean"].to_numpy(), marker="o", label=label, color=f"C{hue_index % 10}"
+            )
             if (grouped["min"] != grouped["max"]).any():
                 axes.fill_between(
                     positions,
