@@ -257,7 +257,105 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         workload.steady_overwrites,
         "0 to 20",
     )?;
-    Ok(())
+    check(
+        host.mode == super::HostMode::Closed || workload.kind == super::WorkloadKind::Synthetic,
+        "host.mode",
+        "\"open\"",
+        "\"open\" only with workload.kind = \"synthetic\" (traces and the IIoT generator bring their own arrival times)",
+    )?;
+    validate_sources(workload)
+}
+
+/// Keys of `[workload.trace]`, `[workload.fio]` and `[workload.iiot]`, checked for the kind in use.
+fn validate_sources(workload: &super::WorkloadConfig) -> Result<(), ConfigError> {
+    use super::WorkloadKind;
+    match workload.kind {
+        WorkloadKind::Synthetic => Ok(()),
+        WorkloadKind::Trace => {
+            let trace = &workload.trace;
+            check(
+                !trace.path.is_empty(),
+                "workload.trace.path",
+                "\"\"",
+                "the path of a trace file",
+            )?;
+            check(
+                trace.time_scale.is_finite() && trace.time_scale > 0.0 && trace.time_scale <= 1e6,
+                "workload.trace.time_scale",
+                trace.time_scale,
+                "more than 0 and at most 1e6",
+            )?;
+            check(
+                trace.time_unit > Duration::ZERO,
+                "workload.trace.time_unit",
+                trace.time_unit,
+                "a positive duration",
+            )
+        }
+        WorkloadKind::Fio => check(
+            !workload.fio.job.is_empty(),
+            "workload.fio.job",
+            "\"\"",
+            "the path of an fio job file",
+        ),
+        WorkloadKind::Iiot => {
+            let iiot = &workload.iiot;
+            check(
+                (1..=10_000_000).contains(&iiot.sensors),
+                "workload.iiot.sensors",
+                iiot.sensors,
+                "1 to 10000000",
+            )?;
+            check(
+                iiot.record_rate.is_finite() && iiot.record_rate > 0.0 && iiot.record_rate <= 1e6,
+                "workload.iiot.record_rate",
+                iiot.record_rate,
+                "more than 0 and at most 1e6 records/s per sensor",
+            )?;
+            check(
+                (1..=1 << 24).contains(&iiot.record_size.bytes()),
+                "workload.iiot.record_size",
+                iiot.record_size,
+                "1B to 16MiB",
+            )?;
+            check(
+                (1..=4096).contains(&iiot.writers) && iiot.writers <= iiot.sensors,
+                "workload.iiot.writers",
+                iiot.writers,
+                "1 to 4096, and at most workload.iiot.sensors",
+            )?;
+            check(
+                (1..=65_536).contains(&iiot.batch_records),
+                "workload.iiot.batch_records",
+                iiot.batch_records,
+                "1 to 65536",
+            )?;
+            check(
+                iiot.commit_interval > Duration::ZERO,
+                "workload.iiot.commit_interval",
+                iiot.commit_interval,
+                "a positive duration",
+            )?;
+            check(
+                iiot.query_rate.is_finite() && (0.0..=1e7).contains(&iiot.query_rate),
+                "workload.iiot.query_rate",
+                iiot.query_rate,
+                "0 to 1e7 queries/s",
+            )?;
+            check(
+                (1..=1 << 30).contains(&iiot.query_size.bytes()),
+                "workload.iiot.query_size",
+                iiot.query_size,
+                "1B to 1GiB",
+            )?;
+            check(
+                iiot.query_window > Duration::ZERO,
+                "workload.iiot.query_window",
+                iiot.query_window,
+                "a positive duration",
+            )
+        }
+    }
 }
 
 #[cfg(test)]

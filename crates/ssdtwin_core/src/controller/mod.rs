@@ -23,6 +23,10 @@ pub const MAX_PLANES: usize = 16;
 pub struct Command {
     /// When the command arrived at the host (open loop) or was submitted (closed loop).
     pub arrival: Time,
+    /// When the host submitted it to the drive.
+    pub submitted: Time,
+    /// Workload job (stream) it belongs to.
+    pub job: u32,
     pub is_read: bool,
     pub first_unit: u32,
     pub units: u32,

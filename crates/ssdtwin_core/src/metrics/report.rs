@@ -70,6 +70,18 @@ pub struct Report {
     pub waf: f64,
     pub queues: QueueReport,
     pub simulator: SimulatorReport,
+    pub workload: WorkloadReport,
+}
+
+/// About the workload: input problems and per-job results (the fio-compatible view).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WorkloadReport {
+    /// Malformed trace lines skipped because `workload.trace.lenient` is set.
+    pub skipped_lines: u64,
+    /// Warnings about the input (fio options ignored with `ignore_unsupported`).
+    pub warnings: Vec<String>,
+    /// One entry per job (fio job, IIoT ingest and query, or the single synthetic/trace stream).
+    pub jobs: Vec<super::jobs::JobReport>,
 }
 
 impl Report {

@@ -19,10 +19,11 @@ use crate::controller::{
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::{Ftl, Stream};
-use crate::host::{Host, PcieLink};
+use crate::host::{Host, PcieLink, Pending};
 use crate::metrics::latency::LatencyRecorder;
-use crate::metrics::report::{FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport};
-use crate::workload::synthetic::Synthetic;
+use crate::metrics::report::{FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport, WorkloadReport};
+use crate::metrics::jobs::JobMetrics;
+use crate::workload::{Pacing, Source};
 
 /// Events between two looks at the wall clock for progress reports.
 const PROGRESS_EVENT_STRIDE: u64 = 1 << 14;
@@ -66,7 +67,12 @@ pub struct Simulation {
     now: Time,
     host: Host,
     link: PcieLink,
-    workload: Synthetic,
+    workload: Source,
+    pacing: Pacing,
+    /// The next timed arrival, drawn from the source when its `HostArrival` was scheduled.
+    next_arrival: Option<Pending>,
+    /// A workload input error (malformed trace line) that ends the run.
+    workload_error: Option<String>,
     span_units: u32,
     ftl: Ftl,
     channels: Vec<Channel>,
@@ -92,6 +98,7 @@ pub struct Simulation {
     // Measurements.
     read_latency: LatencyRecorder,
     write_latency: LatencyRecorder,
+    job_metrics: Vec<JobMetrics>,
     completed: u64,
     bytes_moved: u64,
     last_completion: Time,
@@ -143,13 +150,19 @@ impl Simulation {
                 ),
             ));
         }
-        let workload = Synthetic::new(
-            workload_config,
-            geometry.unit_bytes,
-            span_units,
-            Rng::stream(scenario.seed, "workload"),
-        );
-        let host = Host::new(&scenario.host, workload_config.io_count, workload_config.duration);
+        let workload = Source::new(scenario, geometry.unit_bytes, span_units)?;
+        let pacing = workload.pacing(scenario);
+        let jobs = workload.jobs(scenario.host.queue_depth);
+        let mut host = match workload {
+            // Traces and job files end where their files say.
+            Source::Trace(_) | Source::Fio(_) => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
+            _ => Host::new(&scenario.host, workload_config.io_count, workload_config.duration),
+        };
+        if let Source::Fio(_) = workload {
+            host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
+        }
+        host.set_jobs(&jobs);
+        let job_metrics = jobs.iter().map(|job| JobMetrics::new(job)).collect();
 
         Ok(Simulation {
             scenario: scenario.clone(),
@@ -160,6 +173,9 @@ impl Simulation {
             link: PcieLink::new(&scenario.host),
             host,
             workload,
+            pacing,
+            next_arrival: None,
+            workload_error: None,
             span_units,
             channels: vec![Channel::default(); geometry.channels as usize],
             dies: (0..geometry.dies).map(|_| Die::default()).collect(),
@@ -189,6 +205,7 @@ impl Simulation {
             ftl,
             read_latency: LatencyRecorder::default(),
             write_latency: LatencyRecorder::default(),
+            job_metrics,
             completed: 0,
             bytes_moved: 0,
             last_completion: Time::ZERO,
@@ -233,7 +250,10 @@ impl Simulation {
             return Err(RunError::Interrupted);
         }
         let precondition_wall = started.elapsed();
-        if self.host.mode == HostMode::Open {
+        if self.pacing == Pacing::Timed {
+            self.schedule_next_arrival();
+        } else if self.host.mode == HostMode::Open {
+            self.host.arrival_pending = true;
             self.events.schedule(Time::ZERO, Event::HostArrival);
         }
         self.host_try_submit();
@@ -256,7 +276,18 @@ impl Simulation {
                 }
                 Event::CommandCompleted { command } => self.on_command_completed(command),
             }
-            if self.host.outstanding == 0 && !self.host.more_to_issue(self.now) && self.host.backlog.is_empty() {
+            if let Some(message) = self.workload_error.take() {
+                let key = match self.workload {
+                    Source::Trace(_) => "workload.trace.path",
+                    _ => "workload",
+                };
+                return Err(RunError::Config(ConfigError::new(key, message)));
+            }
+            if self.host.outstanding == 0
+                && self.host.backlog.is_empty()
+                && !self.host.arrival_pending
+                && !self.host.wakeup_pending
+            {
                 break;
             }
             if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE)
@@ -298,20 +329,24 @@ impl Simulation {
     /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
     fn host_try_submit(&mut self) {
         loop {
-            if self.host.outstanding >= self.host.queue_depth {
+            if self.host.outstanding >= self.host.queue_depth || self.workload_error.is_some() {
                 return;
             }
-            let arrival = match self.host.mode {
-                HostMode::Closed => {
-                    if !self.host.more_to_issue(self.now) {
-                        return;
-                    }
-                    self.now
+            // Open loop and timed sources submit what has arrived; closed-loop jobs make their
+            // next command when they have room.
+            let job = if self.host.mode == HostMode::Open || self.pacing == Pacing::Timed {
+                if self.host.backlog.is_empty() {
+                    return;
                 }
-                HostMode::Open => match self.host.backlog.front() {
-                    Some(&arrival) => arrival,
+                None
+            } else {
+                if !self.host.more_to_issue(self.now) {
+                    return;
+                }
+                match self.host.ready_job() {
+                    Some(job) => Some(job),
                     None => return,
-                },
+                }
             };
             let allowed = self.host.next_allowed();
             if allowed > self.now {
@@ -321,19 +356,46 @@ impl Simulation {
                 }
                 return;
             }
-            if self.host.mode == HostMode::Open {
-                self.host.backlog.pop_front();
+            match job {
+                None => {
+                    let pending = self.host.backlog.pop_front().expect("checked above");
+                    self.submit_command(pending);
+                }
+                Some(job) => match self.workload.next(job, self.now) {
+                    Ok(Some((command, _, _))) => {
+                        self.host.issued += 1;
+                        let arrival = self.now;
+                        self.submit_command(Pending { arrival, command, job });
+                    }
+                    Ok(None) => self.host.jobs[job as usize].done = true,
+                    Err(message) => self.workload_error = Some(message),
+                },
             }
-            self.submit_command(arrival);
         }
     }
 
-    /// Open loop: one arrival now, the next one an arrival gap later.
+    /// An open-loop or timed arrival: it joins the host's backlog; the next one is scheduled.
     fn on_host_arrival(&mut self) {
-        if self.host.more_to_issue(self.now) {
-            self.host.backlog.push_back(self.now);
+        self.host.arrival_pending = false;
+        if self.pacing == Pacing::Timed {
+            if let Some(pending) = self.next_arrival.take() {
+                self.host.backlog.push_back(pending);
+                self.host.issued += 1;
+            }
+            self.schedule_next_arrival();
+        } else if self.host.more_to_issue(self.now) {
+            match self.workload.next(0, self.now) {
+                Ok(Some((command, job, _))) => self.host.backlog.push_back(Pending {
+                    arrival: self.now,
+                    command,
+                    job,
+                }),
+                Ok(None) => {}
+                Err(message) => self.workload_error = Some(message),
+            }
             self.host.issued += 1;
             if self.host.more_to_issue(self.now + self.host.arrival_gap) {
+                self.host.arrival_pending = true;
                 self.events
                     .schedule(self.now + self.host.arrival_gap, Event::HostArrival);
             }
@@ -341,15 +403,35 @@ impl Simulation {
         self.host_try_submit();
     }
 
-    fn submit_command(&mut self, arrival: Time) {
-        let spec = self.workload.next_command();
-        if self.host.mode == HostMode::Closed {
-            self.host.issued += 1;
+    /// Draws the next timed request and schedules its arrival (never before now).
+    fn schedule_next_arrival(&mut self) {
+        match self.workload.next(0, self.now) {
+            Ok(Some((command, job, arrival))) => {
+                let arrival = arrival.unwrap_or(self.now).max(self.now);
+                if self.host.more_to_issue(arrival) {
+                    self.next_arrival = Some(Pending { arrival, command, job });
+                    self.host.arrival_pending = true;
+                    self.events.schedule(arrival, Event::HostArrival);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => self.workload_error = Some(message),
         }
+    }
+
+    fn submit_command(&mut self, pending: Pending) {
+        let Pending {
+            arrival,
+            command: spec,
+            job,
+        } = pending;
         self.host.outstanding += 1;
+        self.host.jobs[job as usize].outstanding += 1;
         self.host.last_submission = Some(self.now);
         let command = self.commands.insert(Command {
             arrival,
+            submitted: self.now,
+            job,
             is_read: spec.is_read,
             first_unit: spec.first_unit,
             units: spec.units,
@@ -386,8 +468,17 @@ impl Simulation {
         } else {
             self.write_latency.record(latency);
         }
+        let bytes = u64::from(done.units) * self.geometry.unit_bytes;
+        self.job_metrics[done.job as usize].record(
+            done.is_read,
+            latency,
+            self.now.since(done.submitted),
+            bytes,
+            self.now,
+        );
+        self.host.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;
-        self.bytes_moved += u64::from(done.units) * self.geometry.unit_bytes;
+        self.bytes_moved += bytes;
         self.last_completion = self.now;
         self.host.outstanding -= 1;
         self.host_try_submit();
@@ -827,6 +918,11 @@ impl Simulation {
                 precondition_wall_time_s: precondition_wall.as_secs_f64(),
                 logical_units: self.ftl.logical_units() as u64,
                 state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
+            },
+            workload: WorkloadReport {
+                skipped_lines: self.workload.skipped_lines(),
+                warnings: self.workload.warnings(),
+                jobs: self.job_metrics.iter().map(JobMetrics::report).collect(),
             },
         }
     }
