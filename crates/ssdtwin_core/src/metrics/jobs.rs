@@ -102,7 +102,11 @@ impl JobMetrics {
             io_bytes: d.bytes,
             total_ios: d.ios,
             runtime: runtime_ms,
-            bw: if seconds > 0.0 { d.bytes as f64 / 1024.0 / seconds } else { 0.0 },
+            bw: if seconds > 0.0 {
+                d.bytes as f64 / 1024.0 / seconds
+            } else {
+                0.0
+            },
             iops: if seconds > 0.0 { d.ios as f64 / seconds } else { 0.0 },
             lat_ns: fio_latency(&d.latency),
             clat_ns: fio_latency(&d.completion),
@@ -154,7 +158,11 @@ mod tests {
         let report = job.report();
         assert_eq!(report.runtime_ms, 1000);
         assert_eq!(report.read.io_bytes, 4096 * 1000);
-        assert!((report.read.bw - 4000.0).abs() < 1e-9, "4 KiB x 1000 in 1 s: {}", report.read.bw);
+        assert!(
+            (report.read.bw - 4000.0).abs() < 1e-9,
+            "4 KiB x 1000 in 1 s: {}",
+            report.read.bw
+        );
         assert!((report.read.iops - 1000.0).abs() < 1e-9);
         let p9999 = report.read.clat_ns.percentile["99.990000"];
         assert!((p9999 as f64 / 1_000_000.0 - 1.0).abs() < 0.001, "{p9999}");

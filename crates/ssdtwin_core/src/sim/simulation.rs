@@ -20,9 +20,9 @@ use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::{Ftl, Stream};
 use crate::host::{Host, PcieLink, Pending};
+use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport, WorkloadReport};
-use crate::metrics::jobs::JobMetrics;
 use crate::workload::{Pacing, Source};
 
 /// Events between two looks at the wall clock for progress reports.
@@ -276,13 +276,7 @@ impl Simulation {
                 }
                 Event::CommandCompleted { command } => self.on_command_completed(command),
             }
-            if let Some(message) = self.workload_error.take() {
-                let key = match self.workload {
-                    Source::Trace(_) => "workload.trace.path",
-                    _ => "workload",
-                };
-                return Err(RunError::Config(ConfigError::new(key, message)));
-            }
+            self.check_workload()?;
             if self.host.outstanding == 0
                 && self.host.backlog.is_empty()
                 && !self.host.arrival_pending
@@ -299,6 +293,7 @@ impl Simulation {
                 }
             }
         }
+        self.check_workload()?;
         if self.host.outstanding > 0 {
             return Err(RunError::Stalled(format!(
                 "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
@@ -308,6 +303,20 @@ impl Simulation {
         }
         progress(&self.progress());
         Ok(self.report(started.elapsed(), precondition_wall))
+    }
+
+    /// Ends the run with the workload's input error (a malformed trace line), if there was one.
+    fn check_workload(&mut self) -> Result<(), RunError> {
+        match self.workload_error.take() {
+            None => Ok(()),
+            Some(message) => {
+                let key = match self.workload {
+                    Source::Trace(_) => "workload.trace.path",
+                    _ => "workload",
+                };
+                Err(RunError::Config(ConfigError::new(key, message)))
+            }
+        }
     }
 
     fn progress(&self) -> Progress {

@@ -284,9 +284,8 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
             let read = parse_bssplit(lists.next().unwrap_or(""), kb_base)
                 .ok_or_else(|| error(line, "bssplit", value, "size/percent:size/percent..., e.g. 4k/50:8k/50"))?;
             let write = match lists.next() {
-                Some(list) if !list.trim().is_empty() => parse_bssplit(list, kb_base).ok_or_else(|| {
-                    error(line, "bssplit", value, "size/percent:size/percent..., e.g. 4k/50:8k/50")
-                })?,
+                Some(list) if !list.trim().is_empty() => parse_bssplit(list, kb_base)
+                    .ok_or_else(|| error(line, "bssplit", value, "size/percent:size/percent..., e.g. 4k/50:8k/50"))?,
                 _ => read.clone(),
             };
             (read, write)
@@ -332,7 +331,12 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
             "{path}: job `{name}`: offset {offset} + size {size} bytes does not fit the drive's logical capacity of {capacity} bytes"
         ));
     }
-    let largest = read_sizes.iter().chain(write_sizes.iter()).map(|(s, _)| *s).max().unwrap_or(0);
+    let largest = read_sizes
+        .iter()
+        .chain(write_sizes.iter())
+        .map(|(s, _)| *s)
+        .max()
+        .unwrap_or(0);
     if largest > size {
         return Err(format!(
             "{path}: job `{name}`: block size {largest} is larger than its region of {size} bytes"
@@ -347,11 +351,14 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         None => None,
     };
     let runtime = match value_of(&["runtime"])? {
-        Some((value, line)) => Some(
-            parse_time(value)
-                .filter(|time| *time > Duration::ZERO)
-                .ok_or_else(|| error(line, "runtime", value, "a positive time: seconds, or with us/ms/s/m/h/d"))?,
-        ),
+        Some((value, line)) => Some(parse_time(value).filter(|time| *time > Duration::ZERO).ok_or_else(|| {
+            error(
+                line,
+                "runtime",
+                value,
+                "a positive time: seconds, or with us/ms/s/m/h/d",
+            )
+        })?),
         None => None,
     };
     let time_based = match last(settings, &["time_based"]) {
@@ -436,7 +443,9 @@ pub fn parse_size(text: &str, kb_base: u64) -> Option<u64> {
 /// fio's time: seconds by default, or with a suffix.
 fn parse_time(text: &str) -> Option<Duration> {
     let text = text.trim().to_ascii_lowercase();
-    let digits_end = text.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(text.len());
+    let digits_end = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(text.len());
     let (number, suffix) = text.split_at(digits_end);
     let number: f64 = number.parse().ok()?;
     let seconds = match suffix {
@@ -626,7 +635,11 @@ impl FioWorkload {
             sizes[0].0
         } else {
             let draw = stream.rng.unit();
-            sizes.iter().find(|(_, cumulative)| draw < *cumulative).unwrap_or(&sizes[0]).0
+            sizes
+                .iter()
+                .find(|(_, cumulative)| draw < *cumulative)
+                .unwrap_or(&sizes[0])
+                .0
         };
         let align = spec
             .block_align
@@ -704,7 +717,11 @@ mod tests {
         assert_eq!(parse_size("4k", 1024), Some(4096));
         assert_eq!(parse_size("4K", 1024), Some(4096));
         assert_eq!(parse_size("4kb", 1024), Some(4096));
-        assert_eq!(parse_size("4KiB", 1024), Some(4000), "IEC means 10^3 in compatibility mode");
+        assert_eq!(
+            parse_size("4KiB", 1024),
+            Some(4000),
+            "IEC means 10^3 in compatibility mode"
+        );
         assert_eq!(parse_size("4k", 1000), Some(4000));
         assert_eq!(parse_size("4KiB", 1000), Some(4096));
         assert_eq!(parse_size("1m", 1024), Some(1 << 20));
@@ -741,7 +758,10 @@ mod tests {
     fn unsupported_options_are_listed_or_warned() {
         let text = "[j]\nrw=read\nverify=crc32\nrate=10m\nioengine=libaio\n";
         let error = parse(text, "x.fio", GIB, false).unwrap_err();
-        assert!(error.contains("`verify` (line 3)") && error.contains("`rate` (line 4)"), "{error}");
+        assert!(
+            error.contains("`verify` (line 3)") && error.contains("`rate` (line 4)"),
+            "{error}"
+        );
         let listed = error.split("; the supported").next().unwrap();
         assert!(!listed.contains("ioengine"), "{error}");
         let file = parse(text, "x.fio", GIB, true).unwrap();
@@ -775,7 +795,10 @@ mod tests {
         let mut workload = stream("[j]\nrw=write\nbs=16k\noffset=1m\nsize=1m\n", GIB);
         let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
         assert_eq!(ios.len(), 64);
-        assert!(ios.iter().enumerate().all(|(i, io)| io.offset == (1 << 20) + i as u64 * 16384 && !io.is_read));
+        assert!(ios
+            .iter()
+            .enumerate()
+            .all(|(i, io)| io.offset == (1 << 20) + i as u64 * 16384 && !io.is_read));
     }
 
     #[test]
@@ -789,7 +812,10 @@ mod tests {
 
     #[test]
     fn pareto_sends_h_of_accesses_to_one_minus_h_of_the_region() {
-        let mut workload = stream("[j]\nrw=randread\nrandom_distribution=pareto:0.9\nnumber_ios=100000\n", GIB);
+        let mut workload = stream(
+            "[j]\nrw=randread\nrandom_distribution=pareto:0.9\nnumber_ios=100000\n",
+            GIB,
+        );
         let hot = std::iter::from_fn(|| workload.next_io(0, Time::ZERO))
             .filter(|io| io.offset < GIB / 10)
             .count() as f64
@@ -799,7 +825,10 @@ mod tests {
 
     #[test]
     fn zipf_favours_the_first_blocks() {
-        let mut workload = stream("[j]\nrw=randread\nrandom_distribution=zipf:1.2\nnumber_ios=50000\n", GIB);
+        let mut workload = stream(
+            "[j]\nrw=randread\nrandom_distribution=zipf:1.2\nnumber_ios=50000\n",
+            GIB,
+        );
         let first_block = std::iter::from_fn(|| workload.next_io(0, Time::ZERO))
             .filter(|io| io.offset == 0)
             .count() as f64

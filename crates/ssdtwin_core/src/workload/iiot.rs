@@ -154,7 +154,12 @@ impl Iiot {
         if writer.cursor == 0 {
             return None;
         }
-        let length = self.config.query_size.bytes().min(writer.cursor).min(writer.region_bytes);
+        let length = self
+            .config
+            .query_size
+            .bytes()
+            .min(writer.cursor)
+            .min(writer.region_bytes);
         let recent_start = writer
             .commits
             .front()
@@ -212,7 +217,10 @@ mod tests {
         );
         let queries = requests.iter().filter(|(_, _, job)| *job == QUERY_JOB).count() as f64;
         let expected_queries = config.query_rate * seconds as f64;
-        assert!((queries / expected_queries - 1.0).abs() < 0.05, "{queries} vs {expected_queries}");
+        assert!(
+            (queries / expected_queries - 1.0).abs() < 0.05,
+            "{queries} vs {expected_queries}"
+        );
         assert!(requests
             .iter()
             .filter(|(_, _, job)| *job == INGEST_JOB)
@@ -235,8 +243,11 @@ mod tests {
         let requests = generate(&config, 1000);
         // A commit holds its first record plus the Poisson(10/s x 50 ms = 0.5) records that
         // arrive before the commit interval ends: 1.5 records on average.
-        let mean_units =
-            requests.iter().map(|(_, command, _)| f64::from(command.units)).sum::<f64>() / requests.len() as f64;
+        let mean_units = requests
+            .iter()
+            .map(|(_, command, _)| f64::from(command.units))
+            .sum::<f64>()
+            / requests.len() as f64;
         assert!((mean_units - 1.5).abs() < 0.06, "{mean_units}");
         assert!(
             requests
@@ -262,7 +273,11 @@ mod tests {
                 written_end = command.first_unit + command.units;
             } else {
                 // 10,000 records/s: a 100 ms window is about 1,000 units behind the head.
-                assert!(command.first_unit + 1_500 >= written_end, "{} vs {written_end}", command.first_unit);
+                assert!(
+                    command.first_unit + 1_500 >= written_end,
+                    "{} vs {written_end}",
+                    command.first_unit
+                );
                 assert!(command.first_unit + command.units <= written_end);
             }
         }

@@ -75,12 +75,7 @@ impl Source {
                 .map_err(|message| ConfigError::new("workload.fio.job", message))?;
                 Source::Fio(fio::FioWorkload::new(file, unit_bytes, scenario.seed))
             }
-            WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(
-                &config.iiot,
-                unit_bytes,
-                u64::from(span_units),
-                rng,
-            )),
+            WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
         })
     }
 

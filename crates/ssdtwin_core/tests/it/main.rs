@@ -12,6 +12,7 @@ mod determinism;
 mod ftl_invariants;
 mod host;
 mod theory;
+mod workloads;
 
 use std::path::PathBuf;
 

@@ -234,7 +234,10 @@ impl TraceSource {
     /// Byte range to mapping units inside the simulated capacity.
     fn map(&self, record: &TraceRecord) -> Result<CommandSpec, String> {
         let first = record.offset / self.unit_bytes;
-        let end = record.offset.saturating_add(record.length.max(1)).div_ceil(self.unit_bytes);
+        let end = record
+            .offset
+            .saturating_add(record.length.max(1))
+            .div_ceil(self.unit_bytes);
         let units = (end - first).max(1);
         let capacity = self.capacity_units;
         if units > capacity {
@@ -419,7 +422,10 @@ mod tests {
             .parse("  8,0    3        5     0.5  0  C  W 16 + 8 [0]")
             .unwrap()
             .unwrap();
-        assert_eq!((record.is_read, record.offset, record.time_ns), (false, 8192, 500_000_000));
+        assert_eq!(
+            (record.is_read, record.offset, record.time_ns),
+            (false, 8192, 500_000_000)
+        );
     }
 
     #[test]

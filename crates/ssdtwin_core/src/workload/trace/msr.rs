@@ -5,8 +5,8 @@
 //! `Type` is `Read` or `Write`; `DiskNumber` is the device for `devices` filtering. A first line
 //! starting with `Timestamp` is a header and skipped.
 
-use super::TraceRecord;
 use super::fields::integer;
+use super::TraceRecord;
 
 /// One Windows filetime tick [ns].
 const TICK_NS: u64 = 100;
