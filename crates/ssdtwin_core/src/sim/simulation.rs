@@ -162,7 +162,7 @@ impl Simulation {
             host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
         }
         host.set_jobs(&jobs);
-        let job_metrics = jobs.iter().map(|job| JobMetrics::new(job)).collect();
+        let job_metrics = jobs.iter().map(JobMetrics::new).collect();
 
         Ok(Simulation {
             scenario: scenario.clone(),

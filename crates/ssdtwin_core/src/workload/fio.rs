@@ -437,7 +437,7 @@ pub fn parse_size(text: &str, kb_base: u64) -> Option<u64> {
         _ => 1000.0,
     };
     let value = number * base.powi(power);
-    (value.is_finite() && value >= 0.0 && value < 1.8e19 && value.fract() == 0.0).then_some(value as u64)
+    ((0.0..1.8e19).contains(&value) && value.fract() == 0.0).then_some(value as u64)
 }
 
 /// fio's time: seconds by default, or with a suffix.
@@ -458,7 +458,7 @@ fn parse_time(text: &str) -> Option<Duration> {
         _ => return None,
     };
     let value = number * seconds;
-    (value.is_finite() && value >= 0.0 && value < 1e9).then(|| Duration::from_secs_f64(value))
+    (0.0..1e9).contains(&value).then(|| Duration::from_secs_f64(value))
 }
 
 /// `4k/50:8k/30:16k` to (bytes, cumulative probability); entries without a percentage share

@@ -86,7 +86,7 @@ impl Iiot {
     }
 
     /// The next request in time order: (arrival, command, job).
-    pub fn next(&mut self) -> (Time, CommandSpec, u32) {
+    pub fn next_request(&mut self) -> (Time, CommandSpec, u32) {
         loop {
             let commit_interval = self.config.commit_interval;
             let deadline = self
@@ -194,7 +194,7 @@ mod tests {
     fn generate(config: &IiotConfig, seconds: u64) -> Vec<(Time, CommandSpec, u32)> {
         let mut iiot = Iiot::new(config, 1024, 1 << 24, Rng::stream(1, "workload"));
         let end = Time::ZERO + Duration::from_secs(seconds);
-        std::iter::from_fn(|| Some(iiot.next()))
+        std::iter::from_fn(|| Some(iiot.next_request()))
             .take_while(|(time, _, _)| *time < end)
             .collect()
     }
@@ -268,7 +268,7 @@ mod tests {
         let mut iiot = Iiot::new(&config, 1024, 1 << 24, Rng::stream(3, "workload"));
         let mut written_end = 0u32;
         for _ in 0..20_000 {
-            let (_, command, job) = iiot.next();
+            let (_, command, job) = iiot.next_request();
             if job == INGEST_JOB {
                 written_end = command.first_unit + command.units;
             } else {

@@ -112,10 +112,12 @@ impl Source {
     pub fn next(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         Ok(match self {
             Source::Synthetic(synthetic) => Some((synthetic.next_command(), 0, None)),
-            Source::Trace(trace) => trace.next()?.map(|(arrival, command)| (command, 0, Some(arrival))),
+            Source::Trace(trace) => trace
+                .next_request()?
+                .map(|(arrival, command)| (command, 0, Some(arrival))),
             Source::Fio(workload) => workload.next(job as usize, now).map(|command| (command, job, None)),
             Source::Iiot(iiot) => {
-                let (arrival, command, job) = iiot.next();
+                let (arrival, command, job) = iiot.next_request();
                 Some((command, job, Some(arrival)))
             }
         })

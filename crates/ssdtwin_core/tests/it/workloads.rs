@@ -252,9 +252,9 @@ fn stream_large_trace(bytes: u64) {
     let mut source = ssdtwin_core::workload::trace::TraceSource::new(&config, 4096, 1 << 20).unwrap();
     let mut requests = 0u64;
     let mut peak = before.unwrap_or(0);
-    while let Some(_) = source.next().unwrap() {
+    while source.next_request().unwrap().is_some() {
         requests += 1;
-        if requests % 100_000 == 0 {
+        if requests.is_multiple_of(100_000) {
             peak = peak.max(resident_bytes().unwrap_or(0));
         }
     }

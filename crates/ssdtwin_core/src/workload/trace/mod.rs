@@ -210,7 +210,7 @@ impl TraceSource {
 
     /// The next request and its arrival time (the first request arrives at 0; arrivals never go
     /// back in time: an out-of-order timestamp arrives with the request before it).
-    pub fn next(&mut self) -> Result<Option<(Time, CommandSpec)>, String> {
+    pub fn next_request(&mut self) -> Result<Option<(Time, CommandSpec)>, String> {
         if self.limit > 0 && self.issued >= self.limit {
             return Ok(None);
         }
