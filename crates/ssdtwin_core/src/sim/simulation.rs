@@ -320,7 +320,9 @@ impl Simulation {
     }
 
     fn progress(&self) -> Progress {
-        let fraction = if self.host.io_count > 0 {
+        let fraction = if let Some(fraction) = self.workload.progress(self.now) {
+            fraction
+        } else if self.host.io_count > 0 {
             self.completed as f64 / self.host.io_count as f64
         } else {
             self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)

@@ -612,6 +612,26 @@ impl FioWorkload {
         self.streams.iter().map(|stream| &stream.job)
     }
 
+    /// Mean over jobs of the fraction of each job's work done at `now` (by runtime for time-based
+    /// jobs, else by I/Os or bytes, whichever ends the job).
+    pub fn progress(&self, now: Time) -> f64 {
+        let fractions = self.streams.iter().map(|stream| {
+            let job = &stream.job;
+            let by_time = job
+                .runtime
+                .map_or(0.0, |runtime| now.as_secs_f64() / runtime.as_secs_f64().max(1e-12));
+            let by_work = if job.time_based {
+                0.0
+            } else if let Some(limit) = job.number_ios {
+                stream.ios as f64 / limit as f64
+            } else {
+                stream.bytes as f64 / job.io_size.unwrap_or(job.size).max(1) as f64
+            };
+            by_time.max(by_work).min(1.0)
+        });
+        fractions.sum::<f64>() / self.streams.len().max(1) as f64
+    }
+
     /// The next I/O of `job` at `now`, `None` once the job is done.
     pub fn next_io(&mut self, job: usize, now: Time) -> Option<FioIo> {
         let stream = &mut self.streams[job];
@@ -836,5 +856,82 @@ mod tests {
         // P(rank 1) = 1 / H(N, 1.2) with N = 2^18 blocks: about 0.19.
         let normaliser: f64 = (1..=(GIB / 4096)).map(|k| (k as f64).powf(-1.2)).sum();
         assert!((first_block - 1.0 / normaliser).abs() < 0.01, "{first_block}");
+    }
+
+    /// Random job files and mutated valid ones: errors or jobs, never a panic, and every job
+    /// that parses generates I/Os inside its region.
+    #[test]
+    fn parser_and_generator_never_panic_on_garbage() {
+        let mut rng = Rng::stream(5, "fuzz");
+        let keys = [
+            "rw",
+            "bs",
+            "bssplit",
+            "blockalign",
+            "iodepth",
+            "size",
+            "offset",
+            "io_size",
+            "number_ios",
+            "runtime",
+            "time_based",
+            "random_distribution",
+            "rwmixread",
+            "numjobs",
+            "kb_base",
+            "name",
+            "bogus",
+        ];
+        let values = [
+            "randrw",
+            "read",
+            "4k",
+            "0",
+            "1.5k/30:4k",
+            "zipf:1.2",
+            "pareto:0.5",
+            "zoned:50/5:50/95",
+            "zoned:",
+            "99999999999999999999",
+            "50%",
+            "0x10",
+            "4k,",
+            ",8k",
+            "1ms",
+            "-1",
+            "",
+            "4k/101",
+            "pareto:1",
+        ];
+        let mut parsed = 0;
+        for _ in 0..3_000 {
+            let mut text = String::from("[global]\nnumber_ios=20\n[j]\n");
+            for _ in 0..rng.below(6) {
+                let key = keys[rng.below(keys.len() as u64) as usize];
+                let value = values[rng.below(values.len() as u64) as usize];
+                match rng.below(4) {
+                    0 => text.push_str(&format!("{key}\n")),
+                    1 => text.push_str(&format!("[{value}]\n")),
+                    _ => text.push_str(&format!("{key}={value}\n")),
+                }
+            }
+            if let Ok(file) = parse(&text, "f.fio", GIB, rng.below(2) == 0) {
+                parsed += 1;
+                let jobs = file.jobs.clone();
+                let mut workload = FioWorkload::new(file, 4096, 1);
+                for (index, job) in jobs.iter().enumerate() {
+                    for _ in 0..50 {
+                        let Some(io) = workload.next_io(index, Time::ZERO) else {
+                            break;
+                        };
+                        assert!(
+                            io.offset >= job.offset && io.offset + io.length <= job.offset + job.size,
+                            "{text}"
+                        );
+                    }
+                }
+            }
+        }
+        assert!(parsed > 100, "the fuzz reaches the generator: {parsed}");
     }
 }

@@ -123,6 +123,15 @@ impl Source {
         })
     }
 
+    /// Fraction done, for sources that end by themselves (traces, fio jobs).
+    pub fn progress(&self, now: Time) -> Option<f64> {
+        match self {
+            Source::Trace(trace) => Some(trace.progress()),
+            Source::Fio(workload) => Some(workload.progress(now)),
+            _ => None,
+        }
+    }
+
     /// Malformed trace lines skipped (`lenient = true`).
     pub fn skipped_lines(&self) -> u64 {
         match self {

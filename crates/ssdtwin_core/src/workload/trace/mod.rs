@@ -89,11 +89,15 @@ pub struct TraceFile {
     operations: OperationFilter,
     /// Malformed lines skipped (lenient mode).
     pub skipped_lines: u64,
+    /// Bytes read so far and the file's size, for progress reports.
+    bytes_read: u64,
+    file_bytes: u64,
 }
 
 impl TraceFile {
     pub fn open(config: &TraceConfig) -> Result<TraceFile, String> {
         let file = File::open(&config.path).map_err(|error| format!("cannot open trace {}: {error}", config.path))?;
+        let file_bytes = file.metadata().map(|metadata| metadata.len()).unwrap_or(0);
         Ok(TraceFile {
             path: config.path.clone(),
             reader: Reader::new(config),
@@ -104,6 +108,8 @@ impl TraceFile {
             devices: config.devices.clone(),
             operations: config.operations,
             skipped_lines: 0,
+            bytes_read: 0,
+            file_bytes,
         })
     }
 
@@ -129,6 +135,7 @@ impl TraceFile {
             if read == 0 {
                 return Ok(None);
             }
+            self.bytes_read += read as u64;
             self.line_number += 1;
             let parsed = match std::str::from_utf8(&self.line) {
                 Ok(text) => self.reader.parse(text),
@@ -206,6 +213,20 @@ impl TraceSource {
 
     pub fn skipped_lines(&self) -> u64 {
         self.file.skipped_lines
+    }
+
+    /// Fraction of the file read so far.
+    pub fn progress(&self) -> f64 {
+        if self.file.file_bytes == 0 {
+            return 0.0;
+        }
+        let by_file = self.file.bytes_read as f64 / self.file.file_bytes as f64;
+        let by_limit = if self.limit > 0 {
+            self.issued as f64 / self.limit as f64
+        } else {
+            0.0
+        };
+        by_file.max(by_limit).min(1.0)
     }
 
     /// The next request and its arrival time (the first request arrives at 0; arrivals never go
