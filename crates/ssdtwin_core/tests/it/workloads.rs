@@ -439,3 +439,24 @@ fn relative_paths_resolve_against_the_scenario_folder() {
     let scenario = scenario_in(&dir, &["workload.kind=trace", "workload.trace.path=sub/t.trace"]).unwrap();
     assert_eq!(Path::new(&scenario.workload.trace.path), dir.join("sub/t.trace"));
 }
+
+#[test]
+fn a_time_based_fio_job_runs_for_its_runtime_and_repeats_exactly() {
+    let dir = folder("fio-time");
+    std::fs::write(
+        dir.join("t.fio"),
+        "[t]\nrw=randrw\nrwmixread=70\nbs=4k\niodepth=4\nruntime=30ms\ntime_based\n",
+    )
+    .unwrap();
+    let scenario = scenario_in(&dir, &["workload.kind=fio", "workload.fio.job=t.fio"]).unwrap();
+    let first = run(&scenario).unwrap();
+    // Submissions stop at 30 ms; the last completions follow within a few flash operations.
+    assert!(
+        first.simulated_time_s >= 0.030 && first.simulated_time_s < 0.040,
+        "{}",
+        first.simulated_time_s
+    );
+    let second = run(&scenario).unwrap();
+    assert_eq!(first.host_ios, second.host_ios);
+    assert_eq!(first.workload, second.workload, "same seed, same per-job results");
+}
