@@ -97,7 +97,9 @@ impl JobMetrics {
     pub fn report(&self) -> JobReport {
         let runtime = self.last_completion.since(Time::ZERO);
         let runtime_ms = runtime.as_nanos().div_ceil(1_000_000);
-        let seconds = runtime.as_secs_f64();
+        // Rates over the reported whole milliseconds, as fio computes them, so that
+        // bw = io_bytes / 1024 / (runtime / 1000) holds exactly for a reader of the output.
+        let seconds = runtime_ms as f64 / 1000.0;
         let direction = |d: &Direction| JobDirectionReport {
             io_bytes: d.bytes,
             total_ios: d.ios,

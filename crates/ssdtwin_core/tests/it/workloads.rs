@@ -355,11 +355,12 @@ fn fio_jobs_keep_their_own_queue_depths_on_a_shared_drive() {
         jobs[1].runtime_ms,
         jobs[0].runtime_ms
     );
-    // fio units: bandwidth in KiB/s over the job's runtime.
+    // fio units: runtime in whole ms (the shallow job ends the run), bandwidth in KiB/s over it.
     let job = &jobs[0];
-    let expected_bw = job.read.io_bytes as f64 / 1024.0 / (report.simulated_time_s);
+    assert_eq!(job.runtime_ms, (report.simulated_time_s * 1000.0).ceil() as u64);
+    let expected_bw = job.read.io_bytes as f64 / 1024.0 / (job.runtime_ms as f64 / 1000.0);
     assert!(
-        (job.read.bw / expected_bw - 1.0).abs() < 0.01,
+        (job.read.bw / expected_bw - 1.0).abs() < 1e-12,
         "{} vs {expected_bw}",
         job.read.bw
     );
