@@ -19,12 +19,14 @@ def parse_fio_json(document: dict[str, Any]) -> dict[tuple[str, str], dict[str, 
     """What a fio-output consumer reads: per (jobname, direction) the bandwidth [KiB/s], IOPS,
     runtime [ms], I/Os and the 99.99th completion-latency percentile [ns]. Fails on anything that
     does not follow fio's schema."""
-    assert isinstance(document["fio version"], str) and document["fio version"].startswith("fio-")
+    assert isinstance(document["fio version"], str)
+    assert document["fio version"].startswith("fio-")
     assert isinstance(document["timestamp"], int)
     results = {}
     for job in document["jobs"]:
         assert isinstance(job["jobname"], str)
-        assert isinstance(job["groupid"], int) and job["error"] == 0
+        assert isinstance(job["groupid"], int)
+        assert job["error"] == 0
         for direction in ("read", "write", "trim"):
             stats = job[direction]
             for key in ("io_bytes", "io_kbytes", "bw_bytes", "bw", "runtime", "total_ios"):
