@@ -55,12 +55,29 @@ pub struct JobReport {
     pub write: JobDirectionReport,
 }
 
+/// One direction's latencies. A command that did not wait in the host (every closed-loop
+/// command) has equal latency and completion latency and is recorded once, in `latency`; those
+/// that waited are recorded in `waited` as (latency, completion latency), allocated on first use.
+/// So `lat` = `latency` + `waited.0` and `clat` = `latency` + `waited.1`.
 #[derive(Debug, Default)]
 struct Direction {
     latency: LatencyRecorder,
-    completion: LatencyRecorder,
+    waited: Option<Box<(LatencyRecorder, LatencyRecorder)>>,
     bytes: u64,
     ios: u64,
+}
+
+impl Direction {
+    /// Latency from arrival (`waited = false`) or completion latency from submission (`true`).
+    fn distribution(&self, completion: bool) -> std::borrow::Cow<'_, LatencyRecorder> {
+        match &self.waited {
+            None => std::borrow::Cow::Borrowed(&self.latency),
+            Some(waited) => {
+                let extra = if completion { &waited.1 } else { &waited.0 };
+                std::borrow::Cow::Owned(self.latency.merged(extra))
+            }
+        }
+    }
 }
 
 /// Accumulates one job's completions.
@@ -87,11 +104,22 @@ impl JobMetrics {
     #[inline]
     pub fn record(&mut self, is_read: bool, latency: Duration, completion: Duration, bytes: u64, now: Time) {
         let direction = if is_read { &mut self.read } else { &mut self.write };
-        direction.latency.record(latency);
-        direction.completion.record(completion);
+        if latency == completion {
+            direction.latency.record(latency);
+        } else {
+            let waited = direction.waited.get_or_insert_with(Default::default);
+            waited.0.record(latency);
+            waited.1.record(completion);
+        }
         direction.bytes += bytes;
         direction.ios += 1;
         self.last_completion = now;
+    }
+
+    /// All latencies (arrival to completion) of one direction.
+    pub fn latency(&self, is_read: bool) -> std::borrow::Cow<'_, LatencyRecorder> {
+        let direction = if is_read { &self.read } else { &self.write };
+        direction.distribution(false)
     }
 
     pub fn report(&self) -> JobReport {
@@ -110,8 +138,8 @@ impl JobMetrics {
                 0.0
             },
             iops: if seconds > 0.0 { d.ios as f64 / seconds } else { 0.0 },
-            lat_ns: fio_latency(&d.latency),
-            clat_ns: fio_latency(&d.completion),
+            lat_ns: fio_latency(&d.distribution(false)),
+            clat_ns: fio_latency(&d.distribution(true)),
         };
         JobReport {
             name: self.name.clone(),
@@ -171,5 +199,30 @@ mod tests {
         assert_eq!(report.read.lat_ns.percentile.len(), FIO_PERCENTILES.len());
         assert_eq!(report.read.lat_ns.min, 1000);
         assert_eq!(report.write.total_ios, 0);
+    }
+
+    #[test]
+    fn waiting_commands_separate_lat_from_clat() {
+        let mut job = JobMetrics::new(&Job {
+            name: "j".into(),
+            queue_depth: 1,
+        });
+        let now = Time::ZERO + Duration::from_millis(1);
+        job.record(false, Duration::from_micros(10), Duration::from_micros(10), 4096, now);
+        job.record(false, Duration::from_micros(500), Duration::from_micros(20), 4096, now);
+        let report = job.report();
+        assert_eq!(report.write.lat_ns.count, 2);
+        assert_eq!(report.write.clat_ns.count, 2);
+        assert!(
+            (report.write.lat_ns.mean - 255_000.0).abs() < 1.0,
+            "{}",
+            report.write.lat_ns.mean
+        );
+        assert!(
+            (report.write.clat_ns.mean - 15_000.0).abs() < 1.0,
+            "{}",
+            report.write.clat_ns.mean
+        );
+        assert_eq!(job.latency(false).summary().count, 2);
     }
 }

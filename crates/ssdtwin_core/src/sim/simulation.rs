@@ -96,8 +96,6 @@ pub struct Simulation {
     flash_rng: Rng,
     precondition_rng: Rng,
     // Measurements.
-    read_latency: LatencyRecorder,
-    write_latency: LatencyRecorder,
     job_metrics: Vec<JobMetrics>,
     completed: u64,
     bytes_moved: u64,
@@ -203,8 +201,6 @@ impl Simulation {
             flash_rng: Rng::stream(scenario.seed, "flash"),
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             ftl,
-            read_latency: LatencyRecorder::default(),
-            write_latency: LatencyRecorder::default(),
             job_metrics,
             completed: 0,
             bytes_moved: 0,
@@ -474,11 +470,6 @@ impl Simulation {
     fn on_command_completed(&mut self, command: u32) {
         let done = self.commands.remove(command);
         let latency = self.now.since(done.arrival);
-        if done.is_read {
-            self.read_latency.record(latency);
-        } else {
-            self.write_latency.record(latency);
-        }
         let bytes = u64::from(done.units) * self.geometry.unit_bytes;
         self.job_metrics[done.job as usize].record(
             done.is_read,
@@ -890,7 +881,14 @@ impl Simulation {
     fn report(&self, wall: std::time::Duration, precondition_wall: std::time::Duration) -> Report {
         let simulated = self.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
-        let all = self.read_latency.merged(&self.write_latency);
+        // Each command's latency is recorded once, in its job; the drive's are their union.
+        let merge = |is_read: bool| {
+            self.job_metrics
+                .iter()
+                .fold(LatencyRecorder::default(), |sum, job| sum.merged(&job.latency(is_read)))
+        };
+        let (read_latency, write_latency) = (merge(true), merge(false));
+        let all = read_latency.merged(&write_latency);
         let placed = self.ftl.counts;
         let waf = if placed.user_units > 0 {
             (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
@@ -914,8 +912,8 @@ impl Simulation {
             iops: per_second(self.completed as f64),
             bandwidth_mib_s: per_second(self.bytes_moved as f64 / (1024.0 * 1024.0)),
             latency_us: LatencyReport {
-                read: self.read_latency.summary(),
-                write: self.write_latency.summary(),
+                read: read_latency.summary(),
+                write: write_latency.summary(),
                 all: all.summary(),
             },
             flash: self.counters.clone(),

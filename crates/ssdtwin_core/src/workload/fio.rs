@@ -64,6 +64,9 @@ const SUPPORTED_OPTIONS: [&str; 21] = [
     "name",
 ];
 
+/// Most jobs of one job file, `numjobs` included.
+pub const MAX_JOBS: usize = 256;
+
 /// Where random offsets fall in a job's region.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FioDistribution {
@@ -177,6 +180,12 @@ pub fn parse(text: &str, path: &str, capacity: u64, ignore_unsupported: bool) ->
         for _ in 0..count {
             jobs.push(job.clone());
         }
+    }
+    if jobs.len() > MAX_JOBS {
+        return Err(format!(
+            "{path}: {} jobs (with numjobs); at most {MAX_JOBS} (each keeps its own latency histograms)",
+            jobs.len()
+        ));
     }
     Ok(FioFile { jobs, warnings })
 }
