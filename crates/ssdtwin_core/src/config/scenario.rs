@@ -231,6 +231,14 @@ pub struct FlashConfig {
     /// Relative spread of program time, the standard deviation of a normal factor around 1
     /// (clamped to ±3 sigma) [fraction].
     pub program_time_spread: f64,
+    /// Channel-switch delay: extra channel time before a transfer whose chip (way) differs from
+    /// the chip of the channel's previous transfer (Cho et al., section IV-B: 30 us). 0 turns it
+    /// off [duration].
+    pub channel_switch_time: Duration,
+    /// Time a die spends moving a page between its array and its page register, added to every
+    /// read (before data out) and every program (after data in); the die is busy, the channel
+    /// free (Cho et al., section IV-B: 82 us). 0 turns it off [duration].
+    pub page_register_time: Duration,
 }
 
 impl Default for FlashConfig {
@@ -252,6 +260,8 @@ impl Default for FlashConfig {
             t_erase: Duration::from_millis(5),
             multi_plane: true,
             program_time_spread: 0.0,
+            channel_switch_time: Duration::ZERO,
+            page_register_time: Duration::ZERO,
         }
     }
 }
@@ -262,6 +272,14 @@ impl Default for FlashConfig {
 pub enum MappingKind {
     /// Page mapping at `mapping_unit` granularity.
     Page,
+    /// Block mapping: a logical block lives in one physical block at fixed page offsets; writing
+    /// an offset already written copies the block's other valid pages to a new block and erases
+    /// the old one (Cho et al., section III-C). Needs `mapping_unit = page_size`.
+    Block,
+    /// BAST (Kim et al., IEEE TCE 48(2), 2002): block mapping plus `log_blocks` page-mapped log
+    /// blocks, each tied to one logical block; switch, partial and full merges (Cho et al.,
+    /// section III-C). Needs `mapping_unit = page_size`.
+    Bast,
 }
 
 /// Garbage-collection victim selection.
@@ -294,6 +312,10 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicyKind,
     /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
     pub gc_candidates: u32,
+    /// BAST log-block pool over the whole drive, shared evenly by the planes (a logical block's
+    /// log block sits in its data block's plane); when a plane's share is in use, its oldest log
+    /// block is merged to make room. Default 64 [A]: Cho et al. do not give the pool size [blocks].
+    pub log_blocks: u32,
 }
 
 impl Default for FtlConfig {
@@ -305,6 +327,7 @@ impl Default for FtlConfig {
             gc_threshold: 0.10,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
+            log_blocks: 64,
         }
     }
 }

@@ -160,6 +160,13 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         "0 to 0.3 (standard deviation as a fraction of the program time)",
     )?;
 
+    for (key, delay) in [
+        ("flash.channel_switch_time", flash.channel_switch_time),
+        ("flash.page_register_time", flash.page_register_time),
+    ] {
+        check(delay <= Duration::from_millis(100), key, delay, "0 (off) to 100ms")?;
+    }
+
     let ftl = &scenario.ftl;
     let unit = ftl.mapping_unit.bytes();
     check(
@@ -189,6 +196,13 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         ftl.gc_candidates,
         "1 to 4096",
     )?;
+    check(
+        (1..=1 << 20).contains(&ftl.log_blocks),
+        "ftl.log_blocks",
+        ftl.log_blocks,
+        "1 to 1048576",
+    )?;
+    super::super::ftl::check_mapping(scenario)?;
     let units_per_page = page / unit;
     let physical_units = u64::from(flash.channels)
         * u64::from(flash.chips_per_channel)

@@ -61,6 +61,11 @@ pub enum OpKind {
     Erase {
         block: u32,
     },
+    /// Block mapping or BAST reads a valid page to copy it (its program is queued behind it).
+    CopyRead {
+        block: u32,
+        page: u32,
+    },
 }
 
 /// An operation queued at or running on a die.

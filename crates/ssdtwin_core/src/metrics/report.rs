@@ -41,6 +41,43 @@ pub struct QueueReport {
     pub die_utilization: f64,
 }
 
+/// Work of the mapping scheme (`ftl.mapping`) in the measured run: Cho et al.'s Table II.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlReport {
+    /// Valid data copied to reclaim or rewrite blocks: pages copied by block-mapping updates and
+    /// BAST merges, or mapping units copied by page-mapping GC (pages when `mapping_unit` =
+    /// `page_size`).
+    pub valid_page_copies: u64,
+    /// Block erases by cause (block mapping and BAST: counted when decided).
+    pub erases: FtlErases,
+    /// BAST merges by kind.
+    pub merges: FtlMerges,
+    /// Transfers that paid `flash.channel_switch_time` (a channel moving to another chip).
+    pub channel_switches: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlErases {
+    /// Page-mapping garbage collection.
+    pub gc: u64,
+    /// Block mapping: the old block of an updated logical block.
+    pub block_update: u64,
+    /// BAST switch merges (the old data block).
+    pub switch_merge: u64,
+    /// BAST partial merges (the old data block).
+    pub partial_merge: u64,
+    /// BAST full merges (the data block and the log block).
+    pub full_merge: u64,
+    pub total: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlMerges {
+    pub switch: u64,
+    pub partial: u64,
+    pub full: u64,
+}
+
 /// About the simulator itself: work done and memory used.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct SimulatorReport {
@@ -67,6 +104,7 @@ pub struct Report {
     pub bandwidth_mib_s: f64,
     pub latency_us: LatencyReport,
     pub flash: FlashCounters,
+    pub ftl: FtlReport,
     pub waf: f64,
     pub queues: QueueReport,
     pub simulator: SimulatorReport,

@@ -5,6 +5,8 @@
 //! hands each to its handler until the workload is done. All state lives in this value: no
 //! globals, so simulations on different threads never meet.
 
+mod mapped;
+
 use std::time::Instant;
 
 use super::event::{Event, EventQueue};
@@ -161,7 +163,7 @@ impl Simulation {
             host,
             workload,
             span_units,
-            channels: vec![Channel::default(); geometry.channels as usize],
+            channels: vec![Channel::new(scenario.flash.channel_switch_time); geometry.channels as usize],
             dies: (0..geometry.dies).map(|_| Die::default()).collect(),
             scheduler: Scheduler::new(scenario.controller.scheduler),
             commands: Slab::default(),
@@ -205,7 +207,7 @@ impl Simulation {
 
     /// Bytes of simulator state that scale with the drive (mapping table and block table).
     pub fn state_bytes(&self) -> usize {
-        self.ftl.mapping.state_bytes() + self.ftl.blocks.state_bytes()
+        self.ftl.mapping.state_bytes() + self.ftl.blocks.state_bytes() + self.ftl.scheme_state_bytes()
     }
 
     /// Preconditions the drive and runs the workload to completion.
@@ -448,6 +450,9 @@ impl Simulation {
     }
 
     fn admit_write(&mut self, transaction: u32) -> bool {
+        if !self.ftl.is_page_mapped() {
+            return self.admit_mapped_write(transaction);
+        }
         if self.pending_program.is_some() {
             return false;
         }
@@ -562,6 +567,7 @@ impl Simulation {
         state.running = Some(op);
         state.busy_since = self.now;
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        channel.select(self.geometry.chip_of_die(die));
         match self.ops[op].kind {
             OpKind::HostRead { transaction } => {
                 // Serve every queued host read of the same page with this one sense.
@@ -589,7 +595,7 @@ impl Simulation {
                 self.counters.reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
-            OpKind::GcRead { page, .. } => {
+            OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
                 let page_type = self.geometry.page_type(page);
                 let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
                 self.counters.gc_reads += 1;
@@ -625,9 +631,11 @@ impl Simulation {
         let units = match self.ops[op].kind {
             OpKind::HostRead { .. } => state.batch.len() as u32,
             OpKind::GcRead { units, .. } => units,
+            OpKind::CopyRead { .. } => 1,
             _ => unreachable!("only reads sense"),
         };
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        channel.select(self.geometry.chip_of_die(die));
         let done = channel.reserve(self.now, self.timing.read_transfer(units));
         self.events.schedule(done, Event::DieDone { die });
     }
@@ -647,15 +655,17 @@ impl Simulation {
                 self.dies[die as usize].batch = served;
             }
             OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page),
+            OpKind::CopyRead { .. } => {}
             OpKind::Program {
                 stream,
                 pages,
                 page_count,
                 units,
             } => {
-                for &(block, _) in &pages[..page_count as usize] {
-                    self.ftl.page_programmed(block);
+                for &(block, page) in &pages[..page_count as usize] {
+                    self.ftl.program_done(block, page);
                 }
+                self.issue_ready_erases();
                 if stream == Stream::User {
                     self.dies[die as usize].host_slots -= 1;
                     self.frame_used -= units;
@@ -817,6 +827,7 @@ impl Simulation {
                 all: all.summary(),
             },
             flash: self.counters.clone(),
+            ftl: self.ftl_report(),
             waf,
             queues: QueueReport {
                 hol_events: self.hol_events,
