@@ -639,10 +639,15 @@ pub fn check_mapping(scenario: &Scenario) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             "ftl.mapping_unit",
             format!(
-                "{} with ftl.mapping = {:?}; allowed: the page size ({}), since block mapping and BAST map whole pages",
-                ftl.mapping_unit, ftl.mapping, flash.page_size
-            )
-            .to_lowercase(),
+                "{} with ftl.mapping = {}; allowed: the page size ({}), since block mapping and BAST map whole pages",
+                ftl.mapping_unit,
+                if ftl.mapping == MappingKind::Block {
+                    "block"
+                } else {
+                    "bast"
+                },
+                flash.page_size
+            ),
         ));
     }
     let planes = u64::from(flash.channels)
