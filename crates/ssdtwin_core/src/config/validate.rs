@@ -159,6 +159,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         flash.program_time_spread,
         "0 to 0.3 (standard deviation as a fraction of the program time)",
     )?;
+    validate_suspend(&flash.suspend)?;
 
     for (key, delay) in [
         ("flash.channel_switch_time", flash.channel_switch_time),
@@ -271,6 +272,39 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         workload.steady_overwrites,
         "0 to 20",
     )?;
+    Ok(())
+}
+
+fn validate_suspend(suspend: &super::SuspendConfig) -> Result<(), ConfigError> {
+    use super::TimeOrFraction;
+    for (key, value) in [
+        ("flash.suspend.enter_time", suspend.enter_time),
+        ("flash.suspend.resume_time", suspend.resume_time),
+        ("flash.suspend.erase_enter_time", suspend.erase_enter_time),
+        ("flash.suspend.erase_resume_time", suspend.erase_resume_time),
+    ] {
+        if let TimeOrFraction::Fraction(fraction) = value {
+            check(
+                fraction.is_finite() && (0.0..=0.5).contains(&fraction),
+                key,
+                fraction,
+                "a duration such as \"60us\" or a fraction of the operation time from 0 to 0.5",
+            )?;
+        }
+    }
+    for (key, value) in [
+        ("flash.suspend.max_per_operation", suspend.max_per_operation),
+        ("flash.suspend.erase_max_per_operation", suspend.erase_max_per_operation),
+    ] {
+        check(value <= 1000, key, value, "0 (off) to 1000")?;
+    }
+    for (key, value) in [
+        ("flash.suspend.program_pulses", suspend.program_pulses),
+        ("flash.suspend.erase_pulses", suspend.erase_pulses),
+        ("flash.suspend.reads_per_suspend", suspend.reads_per_suspend),
+    ] {
+        check((1..=1000).contains(&value), key, value, "1 to 1000")?;
+    }
     Ok(())
 }
 

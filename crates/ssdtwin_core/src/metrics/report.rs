@@ -78,6 +78,23 @@ pub struct FtlMerges {
     pub full: u64,
 }
 
+/// Program and erase suspensions (the program-suspend paper, section 4).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SuspendReport {
+    /// Programs suspended (each suspension counted).
+    pub program: u64,
+    /// Erases suspended (each suspension counted).
+    pub erase: u64,
+    /// Programs completed with 0, 1, 2, ... suspensions.
+    pub per_program: Vec<u64>,
+    /// Erases completed with 0, 1, 2, ... suspensions.
+    pub per_erase: Vec<u64>,
+    /// Mean program array time including suspensions, tPGM,s [us].
+    pub mean_program_time_us: f64,
+    /// Mean erase array time including suspensions [us].
+    pub mean_erase_time_us: f64,
+}
+
 /// About the simulator itself: work done and memory used.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct SimulatorReport {
@@ -107,6 +124,7 @@ pub struct Report {
     pub ftl: FtlReport,
     pub waf: f64,
     pub queues: QueueReport,
+    pub suspend: SuspendReport,
     pub simulator: SimulatorReport,
 }
 

@@ -14,6 +14,7 @@ mod determinism;
 mod ftl_invariants;
 mod host;
 mod mappings;
+mod suspend;
 mod theory;
 
 use std::path::PathBuf;
