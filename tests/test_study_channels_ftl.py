@@ -17,7 +17,8 @@ STUDY = Path(__file__).resolve().parents[1] / "studies" / "channels_ftl" / "run.
 
 def _study_module() -> Any:
     spec = importlib.util.spec_from_file_location("channels_ftl_run", STUDY)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -33,7 +34,7 @@ def rows(study: Any) -> dict[tuple[str, int], dict[str, Any]]:
     points = [(mapping, channels) for mapping in study.MAPPINGS for channels in study.CHANNELS]
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda point: study.run_point(point[1], point[0]), points))
-    return dict(zip(points, results))
+    return dict(zip(points, results, strict=True))
 
 
 def test_block_mapping_copies_and_erases_far_more_than_bast_and_page_mapping_least(study, rows):
@@ -62,7 +63,8 @@ def test_the_ftl_changes_response_time_far_more_than_the_channel_count(study, ro
         # More ways per channel, more channel switches, slower reads.
         assert times == sorted(times, reverse=True), (mapping, times)
     switches = [rows["page", channels]["channel_switches"] for channels in study.CHANNELS]
-    assert switches[-1] == 0 and switches == sorted(switches, reverse=True), switches
+    assert switches[-1] == 0, switches
+    assert switches == sorted(switches, reverse=True), switches
 
 
 def test_every_point_keeps_up_with_the_arrivals(study, rows):
