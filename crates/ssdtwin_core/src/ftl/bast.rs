@@ -50,7 +50,8 @@ impl Bast {
     }
 
     pub fn state_bytes(&self) -> usize {
-        self.blocks.state_bytes() + self.log.capacity() * 4 + self.quota.iter().map(|&q| q as usize * 4).sum::<usize>()
+        let owners: usize = self.log_owners.iter().map(|owners| owners.capacity() * 4).sum();
+        self.blocks.state_bytes() + self.log.capacity() * 4 + self.quota.capacity() * 4 + owners
     }
 
     /// Places a host write of `logical`; returns its physical page, or `None` when its plane lacks
