@@ -13,11 +13,11 @@ import ssdtwin
 BASE: dict[str, Any] = {
     "drive": "enterprise_tlc",
     "controller": {"scheduler": "read_first"},
-    "flash": {"blocks_per_plane": 64},
+    "flash": {"blocks_per_plane": 16},
     "workload": {
         "block_size": "4KiB",
         "pattern": "random",
-        "io_count": 80_000,
+        "io_count": 150_000,
         "precondition": "steady",
     },
 }
