@@ -43,7 +43,7 @@ def grid() -> dict[tuple[int, float, str], ssdtwin.Report]:
     keys = [(qd, read, suspend) for qd, read in CASES for suspend in SUSPEND]
     with ThreadPoolExecutor(max_workers=2) as pool:
         reports = list(pool.map(lambda key: _run(*key), keys))
-    return dict(zip(keys, reports))
+    return dict(zip(keys, reports, strict=True))
 
 
 def test_suspend_raises_iops_and_lowers_mean_latency_in_every_case(grid):
