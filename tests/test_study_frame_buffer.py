@@ -3,6 +3,7 @@ reduced run. A smaller frame buffer means more Head-of-Line blocking, higher lat
 
 from __future__ import annotations
 
+import itertools
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -37,7 +38,7 @@ def grid() -> dict[tuple[int, int], ssdtwin.Report]:
                 keys,
             )
         )
-    return dict(zip(keys, reports))
+    return dict(zip(keys, reports, strict=True))
 
 
 def test_a_smaller_frame_buffer_blocks_more_and_serves_less(grid):
@@ -49,7 +50,7 @@ def test_a_smaller_frame_buffer_blocks_more_and_serves_less(grid):
         assert hol == sorted(hol, reverse=True), (qd, hol)
         assert hol[0] > 10 * max(hol[-1], 1), (qd, hol)
         assert latency[0] > 1.5 * latency[-1], (qd, latency)
-        assert all(a >= b * 0.98 for a, b in zip(latency, latency[1:])), (qd, latency)
+        assert all(a >= b * 0.98 for a, b in itertools.pairwise(latency)), (qd, latency)
         assert iops[0] < iops[-1] / 1.5, (qd, iops)
 
 

@@ -13,11 +13,11 @@ import ssdtwin
 BASE: dict[str, Any] = {
     "drive": "enterprise_tlc",
     "controller": {"scheduler": "read_first"},
-    "flash": {"blocks_per_plane": 64},
+    "flash": {"blocks_per_plane": 16},
     "workload": {
         "block_size": "4KiB",
         "pattern": "random",
-        "io_count": 80_000,
+        "io_count": 150_000,
         "precondition": "steady",
     },
 }
@@ -43,7 +43,7 @@ def grid() -> dict[tuple[int, float, str], ssdtwin.Report]:
     keys = [(qd, read, suspend) for qd, read in CASES for suspend in SUSPEND]
     with ThreadPoolExecutor(max_workers=2) as pool:
         reports = list(pool.map(lambda key: _run(*key), keys))
-    return dict(zip(keys, reports))
+    return dict(zip(keys, reports, strict=True))
 
 
 def test_suspend_raises_iops_and_lowers_mean_latency_in_every_case(grid):

@@ -47,6 +47,10 @@ fn busy_mix(seed: u64) -> Scenario {
         "host.queue_depth=32",
         "flash.program_time_spread=0.1",
         "ftl.gc_policy=random",
+        "controller.scheduler=read_first",
+        "controller.read_first_age_limit=\"1ms\"",
+        "flash.suspend.program=true",
+        "flash.suspend.erase=true",
     ])
 }
 
@@ -56,8 +60,8 @@ fn same_seed_and_config_give_the_same_report() {
     let first = run(&scenario);
     let second = run(&scenario);
     assert!(
-        first.flash.erases > 0 && first.latency_us.write.count > 0,
-        "the run exercises writes and GC"
+        first.flash.gc_programs > 0 && first.latency_us.write.count > 0 && first.suspend.program > 0,
+        "the run exercises writes, GC and suspend"
     );
     assert_eq!(simulated_part(&first), simulated_part(&second));
 }
