@@ -102,3 +102,38 @@ fn an_unloaded_read_on_cho_pays_the_channel_switch_when_the_way_changes() {
         read.p50
     );
 }
+
+#[test]
+fn saturated_writes_on_cho_program_at_the_rate_the_page_register_allows() {
+    // 16 channels x 1 chip (no switches), an empty drive (no GC), 4 KiB writes at a queue depth
+    // that keeps every die busy: each die programs one page per command cycles + data in +
+    // page-register transfer + tPROG.
+    let mut scenario = cho(&[
+        "flash.channels=16",
+        "flash.chips_per_channel=1",
+        "workload.read_fraction=0.0",
+        "workload.precondition=none",
+        "workload.io_count=40000",
+        "host.queue_depth=64",
+    ]);
+    scenario.controller.frame_buffer = 64;
+    let report = run(&scenario);
+    let flash = &scenario.flash;
+    let page = flash.page_size.bytes();
+    let per_page = flash.command_time
+        + Duration::for_transfer(page, flash.bus_rate.per_second())
+        + flash.page_register_time
+        + flash.t_program.for_type(0);
+    let bound = 16.0 / per_page.as_secs_f64();
+    let without_register = 16.0 / (per_page.as_secs_f64() - flash.page_register_time.as_secs_f64());
+    eprintln!(
+        "cho saturated writes: {} IOPS, bound {bound:.0}, {without_register:.0} without the page register",
+        report.iops
+    );
+    assert_eq!(report.flash.gc_programs, 0, "no GC on an empty drive");
+    assert!(
+        report.iops <= bound * 1.01 && report.iops >= bound * 0.98,
+        "{} IOPS vs the program bound {bound}",
+        report.iops
+    );
+}
