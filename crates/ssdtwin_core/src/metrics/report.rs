@@ -52,7 +52,8 @@ pub struct FtlReport {
     pub erases: FtlErases,
     /// BAST merges by kind.
     pub merges: FtlMerges,
-    /// Transfers that paid `flash.channel_switch_time` (a channel moving to another chip).
+    /// Channel transfers addressed to another chip (way) than their channel's previous transfer;
+    /// each paid `flash.channel_switch_time`.
     pub channel_switches: u64,
 }
 
