@@ -109,6 +109,9 @@ pub struct ControllerConfig {
     pub scheduler: SchedulerKind,
     /// Time to serve a read from data still in the controller's DRAM (written, not yet programmed) [duration].
     pub buffer_read_time: Duration,
+    /// With `read_first`: a program, erase or GC operation that has waited at its die this long is
+    /// served before reads, so writes cannot starve; `"0us"` = no bound [duration].
+    pub read_first_age_limit: Duration,
 }
 
 impl Default for ControllerConfig {
@@ -118,6 +121,7 @@ impl Default for ControllerConfig {
             die_queue_depth: 8,
             scheduler: SchedulerKind::Fifo,
             buffer_read_time: Duration::from_micros(1),
+            read_first_age_limit: Duration::ZERO,
         }
     }
 }
@@ -231,6 +235,16 @@ pub struct FlashConfig {
     /// Relative spread of program time, the standard deviation of a normal factor around 1
     /// (clamped to ±3 sigma) [fraction].
     pub program_time_spread: f64,
+    /// Channel-switch delay: extra channel time before a transfer whose chip (way) differs from
+    /// the chip of the channel's previous transfer (Cho et al., section IV-B: 30 us). 0 turns it
+    /// off [duration].
+    pub channel_switch_time: Duration,
+    /// Time a die spends moving a page between its array and its page register, added to every
+    /// read (before data out) and every program (after data in); the die is busy, the channel
+    /// free (Cho et al., section IV-B: 82 us). 0 turns it off [duration].
+    pub page_register_time: Duration,
+    /// Program and erase suspend (`[flash.suspend]`).
+    pub suspend: SuspendConfig,
 }
 
 impl Default for FlashConfig {
@@ -252,6 +266,122 @@ impl Default for FlashConfig {
             t_erase: Duration::from_millis(5),
             multi_plane: true,
             program_time_spread: 0.0,
+            channel_switch_time: Duration::ZERO,
+            page_register_time: Duration::ZERO,
+            suspend: SuspendConfig::default(),
+        }
+    }
+}
+
+/// A duration, or a fraction of the operation being suspended (`0.035` = 3.5% of its tPROG).
+#[derive(Clone, Copy, Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum TimeOrFraction {
+    /// A fixed duration such as `"60us"`.
+    Time(Duration),
+    /// A fraction of the suspended operation's own array time [fraction].
+    Fraction(f64),
+}
+
+impl<'de> Deserialize<'de> for TimeOrFraction {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = TimeOrFraction;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a duration such as \"60us\" or a fraction of the operation time such as 0.035"
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<TimeOrFraction, E> {
+                super::units::parse_duration(text)
+                    .map(TimeOrFraction::Time)
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value as f64))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl TimeOrFraction {
+    /// The duration for an operation whose array time is `operation`.
+    pub fn resolve(&self, operation: Duration) -> Duration {
+        match *self {
+            TimeOrFraction::Time(time) => time,
+            TimeOrFraction::Fraction(fraction) => operation.scaled(fraction),
+        }
+    }
+}
+
+impl std::fmt::Display for TimeOrFraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeOrFraction::Time(time) => write!(f, "{time}"),
+            TimeOrFraction::Fraction(fraction) => write!(f, "{fraction}"),
+        }
+    }
+}
+
+/// Program and erase suspend (the program-suspend paper, section 3.1 and 4; MODELS.md section 4).
+///
+/// A program is `program_pulses` ISPP pulse-and-verify steps of equal length, an erase
+/// `erase_pulses` erase pulses. A host read queued at a die that is programming (erasing) makes the
+/// die finish the current step, spend the enter time (tEPS), serve up to `reads_per_suspend` waiting
+/// host reads, spend the resume time and continue where it stopped. An operation is suspended at
+/// most `max_per_operation` (`erase_max_per_operation`) times, and runs at least one step between
+/// two suspensions.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuspendConfig {
+    /// Reads may suspend programs.
+    pub program: bool,
+    /// Reads may suspend erases.
+    pub erase: bool,
+    /// Suspensions allowed per program; 0 disables program suspend [count].
+    pub max_per_operation: u32,
+    /// Time to enter suspend after the current pulse ends (tEPS): a duration, or a fraction of the
+    /// program's time (the paper measures 3–4% of tPROG) [duration or fraction].
+    pub enter_time: TimeOrFraction,
+    /// Time to resume a suspended program before its next pulse [duration or fraction].
+    pub resume_time: TimeOrFraction,
+    /// ISPP pulse-and-verify steps per program; suspension waits for the current one [count].
+    pub program_pulses: u32,
+    /// Host reads served per suspension at most [count].
+    pub reads_per_suspend: u32,
+    /// Suspensions allowed per erase; 0 disables erase suspend [count].
+    pub erase_max_per_operation: u32,
+    /// Time to enter erase suspend after the current erase pulse [duration or fraction of tBERS].
+    pub erase_enter_time: TimeOrFraction,
+    /// Time to resume a suspended erase [duration or fraction of tBERS].
+    pub erase_resume_time: TimeOrFraction,
+    /// Erase pulses (ISPE loops) per block erase [count].
+    pub erase_pulses: u32,
+}
+
+impl Default for SuspendConfig {
+    fn default() -> Self {
+        SuspendConfig {
+            program: false,
+            erase: false,
+            max_per_operation: 5,
+            enter_time: TimeOrFraction::Time(Duration::from_micros(60)),
+            resume_time: TimeOrFraction::Time(Duration::from_micros(10)),
+            program_pulses: 16,
+            reads_per_suspend: 8,
+            erase_max_per_operation: 5,
+            erase_enter_time: TimeOrFraction::Time(Duration::from_micros(100)),
+            erase_resume_time: TimeOrFraction::Time(Duration::from_micros(20)),
+            erase_pulses: 5,
         }
     }
 }
@@ -262,6 +392,14 @@ impl Default for FlashConfig {
 pub enum MappingKind {
     /// Page mapping at `mapping_unit` granularity.
     Page,
+    /// Block mapping: a logical block lives in one physical block at fixed page offsets; writing
+    /// an offset already written copies the block's other valid pages to a new block and erases
+    /// the old one (Cho et al., section III-C). Needs `mapping_unit = page_size`.
+    Block,
+    /// BAST (Kim et al., IEEE TCE 48(2), 2002): block mapping plus `log_blocks` page-mapped log
+    /// blocks, each tied to one logical block; switch, partial and full merges (Cho et al.,
+    /// section III-C). Needs `mapping_unit = page_size`.
+    Bast,
 }
 
 /// Garbage-collection victim selection.
@@ -294,6 +432,10 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicyKind,
     /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
     pub gc_candidates: u32,
+    /// BAST log-block pool over the whole drive, shared evenly by the planes (a logical block's
+    /// log block sits in its data block's plane); when a plane's share is in use, its oldest log
+    /// block is merged to make room. Default 64 [A]: Cho et al. do not give the pool size [blocks].
+    pub log_blocks: u32,
 }
 
 impl Default for FtlConfig {
@@ -305,6 +447,7 @@ impl Default for FtlConfig {
             gc_threshold: 0.10,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
+            log_blocks: 64,
         }
     }
 }

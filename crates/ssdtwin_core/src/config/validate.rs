@@ -159,6 +159,14 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         flash.program_time_spread,
         "0 to 0.3 (standard deviation as a fraction of the program time)",
     )?;
+    validate_suspend(&flash.suspend)?;
+
+    for (key, delay) in [
+        ("flash.channel_switch_time", flash.channel_switch_time),
+        ("flash.page_register_time", flash.page_register_time),
+    ] {
+        check(delay <= Duration::from_millis(100), key, delay, "0 (off) to 100ms")?;
+    }
 
     let ftl = &scenario.ftl;
     let unit = ftl.mapping_unit.bytes();
@@ -189,6 +197,13 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         ftl.gc_candidates,
         "1 to 4096",
     )?;
+    check(
+        (1..=1 << 20).contains(&ftl.log_blocks),
+        "ftl.log_blocks",
+        ftl.log_blocks,
+        "1 to 1048576",
+    )?;
+    super::super::ftl::check_mapping(scenario)?;
     let units_per_page = page / unit;
     let physical_units = u64::from(flash.channels)
         * u64::from(flash.chips_per_channel)
@@ -356,6 +371,39 @@ fn validate_sources(workload: &super::WorkloadConfig) -> Result<(), ConfigError>
             )
         }
     }
+}
+
+fn validate_suspend(suspend: &super::SuspendConfig) -> Result<(), ConfigError> {
+    use super::TimeOrFraction;
+    for (key, value) in [
+        ("flash.suspend.enter_time", suspend.enter_time),
+        ("flash.suspend.resume_time", suspend.resume_time),
+        ("flash.suspend.erase_enter_time", suspend.erase_enter_time),
+        ("flash.suspend.erase_resume_time", suspend.erase_resume_time),
+    ] {
+        if let TimeOrFraction::Fraction(fraction) = value {
+            check(
+                fraction.is_finite() && (0.0..=0.5).contains(&fraction),
+                key,
+                fraction,
+                "a duration such as \"60us\" or a fraction of the operation time from 0 to 0.5",
+            )?;
+        }
+    }
+    for (key, value) in [
+        ("flash.suspend.max_per_operation", suspend.max_per_operation),
+        ("flash.suspend.erase_max_per_operation", suspend.erase_max_per_operation),
+    ] {
+        check(value <= 1000, key, value, "0 (off) to 1000")?;
+    }
+    for (key, value) in [
+        ("flash.suspend.program_pulses", suspend.program_pulses),
+        ("flash.suspend.erase_pulses", suspend.erase_pulses),
+        ("flash.suspend.reads_per_suspend", suspend.reads_per_suspend),
+    ] {
+        check((1..=1000).contains(&value), key, value, "1 to 1000")?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
