@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import ssdtwin
@@ -108,3 +109,14 @@ def test_fio_json_of_a_synthetic_run_has_one_job():
     assert {name for name, _ in parsed} == {"synthetic"}
     total = sum(entry["ios"] for entry in parsed.values())
     assert total == report.host_ios == 2000
+
+
+def test_the_shipped_jesd219_example_runs():
+    scenario = Path(__file__).resolve().parent.parent / "examples" / "jesd219.scenario.toml"
+    report = ssdtwin.run(str(scenario), **{"workload.precondition": "fill"})
+    (job,) = report.workload["jobs"]
+    assert job["name"] == "jesd219"
+    assert job["queue_depth"] == 32
+    assert report.host_ios == 200_000
+    reads = job["read"]["total_ios"] / report.host_ios
+    assert abs(reads - 0.40) < 0.01
