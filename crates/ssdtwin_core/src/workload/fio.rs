@@ -942,5 +942,13 @@ mod tests {
             }
         }
         assert!(parsed > 100, "the fuzz reaches the generator: {parsed}");
+        // Arbitrary bytes.
+        let alphabet = b"[]=;#,:/%.0123456789kKmMgGiIbB \t\nrwandomzipfpareto\x00\xff";
+        for _ in 0..3_000 {
+            let bytes: Vec<u8> = (0..rng.below(120))
+                .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+                .collect();
+            let _ = parse(&String::from_utf8_lossy(&bytes), "f.fio", GIB, true);
+        }
     }
 }
