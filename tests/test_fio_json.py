@@ -120,3 +120,17 @@ def test_the_shipped_jesd219_example_runs():
     assert report.host_ios == 200_000
     reads = job["read"]["total_ios"] / report.host_ios
     assert abs(reads - 0.40) < 0.01
+
+
+def test_cli_warns_about_ignored_fio_options(tmp_path):
+    (tmp_path / "v.fio").write_text("[j]\nrw=randwrite\nverify=md5\nnumber_ios=50\n")
+    scenario = tmp_path / "scenario.toml"
+    scenario.write_text(
+        '[flash]\nblocks_per_plane = 16\n[workload]\nkind = "fio"\nprecondition = "none"\n'
+        '[workload.fio]\njob = "v.fio"\nignore_unsupported = true\n'
+    )
+    process = cli("run", str(scenario), "--json", "-", "--quiet")
+    assert process.returncode == 0, process.stderr
+    assert "warning:" in process.stderr
+    assert "verify" in process.stderr
+    assert json.loads(process.stdout)["host_ios"] == 50

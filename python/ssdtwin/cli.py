@@ -83,6 +83,11 @@ def run_command(
         click.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
 
+    workload = report.to_dict().get("workload", {})
+    for warning in workload.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
+    if workload.get("skipped_lines", 0):
+        click.echo(f"warning: skipped {workload['skipped_lines']} malformed trace lines (lenient)", err=True)
     text = json.dumps(to_fio_json(report.to_dict()), indent=2) if output_format == "fio-json" else None
     text = text if text is not None else report.to_json()
     if json_path is None and output_format != "summary":
