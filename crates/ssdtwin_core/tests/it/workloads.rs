@@ -431,6 +431,11 @@ fn iiot_run_ingests_at_the_configured_rate() {
     let queries = jobs[1].read.total_ios as f64;
     assert!((queries / 100.0 - 1.0).abs() < 0.25, "{queries} queries");
     assert!(report.simulated_time_s < 2.1);
+    let again = run(&scenario).unwrap();
+    assert_eq!(
+        report.workload, again.workload,
+        "same seed, same Poisson arrivals and results"
+    );
 }
 
 #[test]
