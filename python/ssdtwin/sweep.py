@@ -117,7 +117,7 @@ class Point:
     seed: int
 
     def describe(self) -> str:
-        values = ", ".join(f"{key}={value!r}" for key, value in self.overrides.items())
+        values = ", ".join(f"{key}={json.dumps(value)}" for key, value in self.overrides.items())
         return f"{values}, seed={self.seed}" if values else f"seed={self.seed}"
 
 
