@@ -21,7 +21,10 @@ use crate::ftl::mapping::NONE;
 use crate::ftl::{Ftl, Stream};
 use crate::host::{Host, PcieLink};
 use crate::metrics::latency::LatencyRecorder;
-use crate::metrics::report::{FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport};
+use crate::metrics::report::{
+    EnergyReport, FlashCounters, LatencyReport, PowerReport, QueueReport, Report, SimulatorReport,
+};
+use crate::power::{Direction, OpClass, PowerModel, TimeSeries};
 use crate::workload::synthetic::Synthetic;
 
 /// Events between two looks at the wall clock for progress reports.
@@ -98,6 +101,7 @@ pub struct Simulation {
     counters: FlashCounters,
     hol_events: u64,
     events_handled: u64,
+    power: PowerModel,
 }
 
 impl Simulation {
@@ -195,6 +199,12 @@ impl Simulation {
             counters: FlashCounters::default(),
             hol_events: 0,
             events_handled: 0,
+            power: PowerModel::new(
+                &scenario.power,
+                geometry.channels,
+                geometry.dies,
+                geometry.page_types as usize,
+            ),
         })
     }
 
@@ -276,7 +286,8 @@ impl Simulation {
             )));
         }
         progress(&self.progress());
-        Ok(self.report(started.elapsed(), precondition_wall))
+        let power = self.power.finish(self.last_completion);
+        Ok(self.report(started.elapsed(), precondition_wall, power))
     }
 
     fn progress(&self) -> Progress {
@@ -366,7 +377,17 @@ impl Simulation {
     }
 
     fn on_command_arrived(&mut self, command: u32) {
-        let Command { first_unit, units, .. } = self.commands[command];
+        let Command {
+            first_unit,
+            units,
+            is_read,
+            ..
+        } = self.commands[command];
+        self.power.command(self.now);
+        if !is_read {
+            self.power
+                .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
+        }
         for logical in first_unit..first_unit + units {
             let transaction = self.transactions.insert(Transaction {
                 command,
@@ -388,6 +409,8 @@ impl Simulation {
         }
         self.completed += 1;
         self.bytes_moved += u64::from(done.units) * self.geometry.unit_bytes;
+        self.power
+            .host_completion(self.now, u64::from(done.units) * self.geometry.unit_bytes);
         self.last_completion = self.now;
         self.host.outstanding -= 1;
         self.host_try_submit();
@@ -585,13 +608,21 @@ impl Simulation {
                     index += 1;
                 }
                 let page_type = self.geometry.page_type(self.geometry.page_of_unit(physical));
-                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                let sensing = channel.reserve(self.now, self.timing.command);
+                let t_read = self.timing.read[page_type];
+                self.power
+                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
+                let sensed = sensing + t_read;
                 self.counters.reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
             OpKind::GcRead { page, .. } => {
                 let page_type = self.geometry.page_type(page);
-                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                let sensing = channel.reserve(self.now, self.timing.command);
+                let t_read = self.timing.read[page_type];
+                self.power
+                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
+                let sensed = sensing + t_read;
                 self.counters.gc_reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
@@ -601,9 +632,16 @@ impl Simulation {
                 page_count,
                 units,
             } => {
-                let loaded = channel.reserve(self.now, self.timing.program_transfer(units));
+                let transfer = self.timing.program_transfer(units);
+                let loaded = channel.reserve(self.now, transfer);
                 let page_type = self.geometry.page_type(pages[0].1);
-                let done = loaded + self.timing.program_time(page_type, &mut self.flash_rng);
+                let program_time = self.timing.program_time(page_type, &mut self.flash_rng);
+                self.power
+                    .die_op_start(self.now, die, loaded, OpClass::Program, page_type, program_time);
+                self.power.transfer(self.now, die, loaded, transfer, Direction::In);
+                self.power
+                    .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
+                let done = loaded + program_time;
                 match stream {
                     Stream::User => self.counters.programs += u64::from(page_count),
                     Stream::Gc => self.counters.gc_programs += u64::from(page_count),
@@ -611,7 +649,10 @@ impl Simulation {
                 self.events.schedule(done, Event::DieDone { die });
             }
             OpKind::Erase { .. } => {
-                let done = channel.reserve(self.now, self.timing.command) + self.timing.erase;
+                let erasing = channel.reserve(self.now, self.timing.command);
+                self.power
+                    .die_op_start(self.now, die, erasing, OpClass::Erase, 0, self.timing.erase);
+                let done = erasing + self.timing.erase;
                 self.counters.erases += 1;
                 self.events.schedule(done, Event::DieDone { die });
             }
@@ -628,7 +669,11 @@ impl Simulation {
             _ => unreachable!("only reads sense"),
         };
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
-        let done = channel.reserve(self.now, self.timing.read_transfer(units));
+        let transfer = self.timing.read_transfer(units);
+        let done = channel.reserve(self.now, transfer);
+        self.power.transfer(self.now, die, done, transfer, Direction::Out);
+        self.power
+            .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
         self.events.schedule(done, Event::DieDone { die });
     }
 
@@ -636,6 +681,7 @@ impl Simulation {
         let state = &mut self.dies[die as usize];
         let op = state.running.take().expect("an operation is running");
         state.busy += self.now.since(state.busy_since);
+        self.power.die_op_end(self.now, die);
         let kind = self.ops.remove(op).kind;
         match kind {
             OpKind::HostRead { .. } => {
@@ -684,6 +730,7 @@ impl Simulation {
         record.remaining -= 1;
         if record.remaining == 0 {
             let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            self.power.dram_access(self.now, bytes);
             let delivered = self.link.to_host(self.now, bytes);
             self.events.schedule(delivered, Event::CommandCompleted { command });
         }
@@ -785,7 +832,12 @@ impl Simulation {
 
     // -------------------------------------------------------------- report
 
-    fn report(&self, wall: std::time::Duration, precondition_wall: std::time::Duration) -> Report {
+    fn report(
+        &self,
+        wall: std::time::Duration,
+        precondition_wall: std::time::Duration,
+        (power_w, energy_j, timeseries): (PowerReport, EnergyReport, TimeSeries),
+    ) -> Report {
         let simulated = self.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
         let all = self.read_latency.merged(&self.write_latency);
@@ -822,12 +874,15 @@ impl Simulation {
                 hol_events: self.hol_events,
                 die_utilization: die_utilization.min(1.0),
             },
+            power_w,
+            energy_j,
             simulator: SimulatorReport {
                 events: self.events_handled,
                 precondition_wall_time_s: precondition_wall.as_secs_f64(),
                 logical_units: self.ftl.logical_units() as u64,
                 state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
             },
+            timeseries,
         }
     }
 }
