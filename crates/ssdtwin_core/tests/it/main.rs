@@ -11,6 +11,7 @@
 mod determinism;
 mod ftl_invariants;
 mod host;
+mod power;
 mod theory;
 
 use std::path::PathBuf;
