@@ -39,6 +39,16 @@ impl TimeSeries {
         columns
     }
 
+    /// The columns as one JSON object, name to list of numbers (the Python glue's format).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::Value::Object(
+            self.columns()
+                .into_iter()
+                .map(|(name, values)| (name, serde_json::json!(values)))
+                .collect(),
+        )
+    }
+
     pub fn len(&self) -> usize {
         self.time_s.len()
     }
