@@ -55,20 +55,26 @@ def test_a_pickled_report_keeps_its_timeseries(report):
 
 def test_a_report_from_json_has_an_empty_timeseries_with_the_columns(report):
     frame = ssdtwin.Report.from_json(report.to_json()).timeseries
-    assert frame.empty and tuple(frame.columns) == TIMESERIES_COLUMNS
+    assert frame.empty
+    assert tuple(frame.columns) == TIMESERIES_COLUMNS
 
 
 def test_cli_writes_the_timeseries_to_parquet(tmp_path):
     path = tmp_path / "series.parquet"
-    process = cli("run", *SMALL_SET, "--set", "power.sample_interval=200us", "--timeseries", str(path), "--quiet")
+    process = cli(
+        "run", *SMALL_SET, "--set", "power.sample_interval=200us", "--timeseries", str(path), "--quiet"
+    )
     assert process.returncode == 0, process.stderr
     frame = pandas.read_parquet(path)
     assert tuple(frame.columns) == TIMESERIES_COLUMNS
-    assert len(frame) > 10 and (frame["power_w.total"] > 0).all()
+    assert len(frame) > 10
+    assert (frame["power_w.total"] > 0).all()
     assert "Power (W)" in process.stdout
 
 
 def test_power_can_be_turned_off():
-    report = ssdtwin.run(None, **{"flash.blocks_per_plane": 16, "workload.io_count": 2_000}, power__enabled=False)
+    report = ssdtwin.run(
+        None, **{"flash.blocks_per_plane": 16, "workload.io_count": 2_000}, power__enabled=False
+    )
     assert report.energy_j["total"] == 0
     assert report.timeseries.empty

@@ -76,9 +76,11 @@ class Report:
         return sorted({*super().__dir__(), *self._data})
 
     def __eq__(self, other: object) -> bool:
+        """Reports are equal when their fields are (the JSON round trip keeps equality); the time
+        series is not compared."""
         if not isinstance(other, Report):
             return NotImplemented
-        return self._data == other._data and self._timeseries == other._timeseries
+        return self._data == other._data
 
     __hash__ = None  # type: ignore[assignment]  # mutable contents, like a dict
 
