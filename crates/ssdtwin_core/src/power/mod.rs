@@ -18,6 +18,11 @@
 //! others): those wait in a small min-heap of dies keyed by their next change, drained in time
 //! order whenever time advances, so the rail sum sees every change in order without adding events
 //! to the simulation's queue. Die powers are integer picowatts, so the rail sum is exact.
+//!
+//! Contract with the caller: a hook for the die comes at the instant its profile ends and at the
+//! instant a transfer that ends its operation ends (the simulation's `ReadSensed` and `DieDone`,
+//! or `die_op_interrupt` earlier); those two changes are not booked, which halves the heap's work.
+//! `tests/it/power.rs` checks the energy balance of whole runs against this.
 
 pub mod profile;
 pub mod rail;
@@ -38,6 +43,8 @@ pub use timeseries::TimeSeries;
 
 /// Picowatts per watt: die powers are integers so sums over dies are exact.
 const PICOWATTS_PER_WATT: f64 = 1e12;
+const WATTS_PER_PICOWATT: f64 = 1e-12;
+const JOULES_PER_WATT_NANOSECOND: f64 = 1e-9;
 const JOULES_PER_MICROJOULE: f64 = 1e-6;
 const JOULES_PER_NANOJOULE: f64 = 1e-9;
 const AMPERES_PER_MILLIAMPERE: f64 = 1e-3;
@@ -57,7 +64,7 @@ fn picowatts(watts: f64) -> i64 {
 }
 
 fn watts(picowatts: i64) -> f64 {
-    picowatts as f64 / PICOWATTS_PER_WATT
+    picowatts as f64 * WATTS_PER_PICOWATT
 }
 
 /// `time - length`, never before zero.
@@ -65,7 +72,7 @@ fn before(time: Time, length: Duration) -> Time {
     Time::from_nanos(time.as_nanos().saturating_sub(length.as_nanos()))
 }
 
-/// Power of one component that changes at instants: energy up to `since` plus power since.
+/// Power of one component that changes at instants: energy up to `since` [W·ns] plus power since.
 #[derive(Clone, Copy, Debug, Default)]
 struct Meter {
     power: f64,
@@ -75,12 +82,13 @@ struct Meter {
 
 impl Meter {
     fn set(&mut self, now: Time, power: f64) {
-        self.energy = self.energy_at(now);
+        self.energy += self.power * now.since(self.since).as_nanos() as f64;
         self.since = now;
         self.power = power;
     }
+    /// Energy up to `now` [J].
     fn energy_at(&self, now: Time) -> f64 {
-        self.energy + self.power * now.since(self.since).as_secs_f64()
+        (self.energy + self.power * now.since(self.since).as_nanos() as f64) * JOULES_PER_WATT_NANOSECOND
     }
 }
 
@@ -100,6 +108,8 @@ struct DieState {
     duration: Duration,
     /// Profile offset reached when interrupted.
     interrupted_at: Duration,
+    /// End of the current segment (valid while the profile is active and has started).
+    segment_end: Time,
     transfer_start: Time,
     transfer_end: Time,
     transfer_power: i64,
@@ -108,6 +118,8 @@ struct DieState {
     /// Contribution to the NAND rail [pW] and to the I/O bus [pW].
     power: i64,
     io_bus: i64,
+    /// The die's channel.
+    channel: u32,
 }
 
 /// The drive's power model: hooks called by the simulation, and the report at the end.
@@ -128,8 +140,8 @@ pub struct PowerModel {
     dram_energy_per_byte: f64,
     dram_background: f64,
     other: f64,
-    efficiency: f64,
-    channels: u32,
+    /// 1 / regulator efficiency.
+    inverse_efficiency: f64,
     dies: Vec<DieState>,
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
@@ -169,12 +181,14 @@ impl PowerModel {
             run_offset: Duration::ZERO,
             duration: Duration::ZERO,
             interrupted_at: Duration::ZERO,
+            segment_end: Time::ZERO,
             transfer_start: Time::ZERO,
             transfer_end: Time::ZERO,
             transfer_power: 0,
             queued: Time::MAX,
             power: standby,
             io_bus: 0,
+            channel: 0,
         };
         let nand_sum = standby * i64::from(dies);
         let controller = Meter {
@@ -197,9 +211,13 @@ impl PowerModel {
             dram_energy_per_byte: config.dram_nj_per_kib * JOULES_PER_NANOJOULE / 1024.0,
             dram_background: config.dram_background_w,
             other: config.other_w,
-            efficiency: config.regulator_efficiency,
-            channels,
-            dies: vec![idle_die; dies as usize],
+            inverse_efficiency: 1.0 / config.regulator_efficiency,
+            dies: (0..dies)
+                .map(|die| DieState {
+                    channel: die % channels,
+                    ..idle_die
+                })
+                .collect(),
             busy_dies: vec![0; channels as usize],
             active_channels: 0,
             pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
@@ -248,6 +266,7 @@ impl PowerModel {
         state.run_start = start;
         state.run_offset = Duration::ZERO;
         state.duration = duration;
+        state.segment_end = start + self.profiles.boundary(profile.first, duration);
         state.suspended = false;
         self.refresh(die, now);
     }
@@ -289,6 +308,9 @@ impl PowerModel {
         while state.segment < state.profile.end && profiles.boundary(state.segment, state.duration) <= offset {
             state.segment += 1;
         }
+        if state.segment < state.profile.end {
+            state.segment_end = start + (profiles.boundary(state.segment, state.duration) - offset);
+        }
         self.refresh(die, now);
     }
 
@@ -322,7 +344,7 @@ impl PowerModel {
         state.suspended = false;
         if state.in_op {
             state.in_op = false;
-            let channel = (die % self.channels) as usize;
+            let channel = state.channel as usize;
             self.busy_dies[channel] -= 1;
             if self.busy_dies[channel] == 0 {
                 self.set_active_channels(now, self.active_channels - 1);
@@ -337,7 +359,9 @@ impl PowerModel {
         if !self.enabled {
             return;
         }
-        self.advance(now);
+        if now >= self.sampler.next_boundary {
+            self.advance(now);
+        }
         self.controller_impulses += self.command_energy;
     }
 
@@ -347,7 +371,9 @@ impl PowerModel {
         if !self.enabled {
             return;
         }
-        self.advance(now);
+        if now >= self.sampler.next_boundary {
+            self.advance(now);
+        }
         self.dram_impulses += bytes as f64 * self.dram_energy_per_byte;
     }
 
@@ -357,7 +383,9 @@ impl PowerModel {
         if !self.enabled {
             return;
         }
-        self.advance(now);
+        if now >= self.sampler.next_boundary {
+            self.advance(now);
+        }
         self.sampler.completion(bytes);
     }
 
@@ -434,14 +462,14 @@ impl PowerModel {
         let controller = self.controller.energy_at(time) + self.controller_impulses;
         let dram = self.dram_background * seconds + self.dram_impulses;
         let other = self.other * seconds;
-        let total = (nand + io_bus + controller + dram + other) / self.efficiency;
+        let total = (nand + io_bus + controller + dram + other) * self.inverse_efficiency;
         [nand, io_bus, controller, dram, other, total]
     }
 
     /// The instantaneous input power (impulse energies excluded) [W].
     fn total_power(&self) -> f64 {
         (self.nand.power() + self.io_bus.power + self.controller.power + self.dram_background + self.other)
-            / self.efficiency
+            * self.inverse_efficiency
     }
 
     /// Records the input power held since the last change, before a change at `now`.
@@ -457,7 +485,7 @@ impl PowerModel {
         let state = &mut self.dies[die as usize];
         if !state.in_op {
             state.in_op = true;
-            let channel = (die % self.channels) as usize;
+            let channel = state.channel as usize;
             self.busy_dies[channel] += 1;
             if self.busy_dies[channel] == 1 {
                 self.set_active_channels(now, self.active_channels + 1);
@@ -477,12 +505,12 @@ impl PowerModel {
     fn refresh(&mut self, die: u32, now: Time) {
         let profiles = &self.profiles;
         let state = &mut self.dies[die as usize];
-        while state.segment < state.profile.end && state.run_start <= now {
-            let end = state.run_start + (profiles.boundary(state.segment, state.duration) - state.run_offset);
-            if end > now {
-                break;
-            }
+        while state.segment < state.profile.end && state.run_start <= now && state.segment_end <= now {
             state.segment += 1;
+            if state.segment < state.profile.end {
+                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+                state.segment_end = state.run_start + offset;
+            }
         }
         let array = state.segment < state.profile.end && state.run_start <= now;
         let transferring = state.transfer_start <= now && now < state.transfer_end;
@@ -498,20 +526,19 @@ impl PowerModel {
         let power = core + if transferring { state.transfer_power } else { 0 };
         let io_bus = if transferring { self.io_bus_power } else { 0 };
 
+        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
+        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
+        // and a program's data load ends where its profile starts, which is booked.
         let mut next = Time::MAX;
         if state.segment < state.profile.end {
-            next = if state.run_start > now {
-                state.run_start
-            } else {
-                state.run_start + (profiles.boundary(state.segment, state.duration) - state.run_offset)
-            };
+            if state.run_start > now {
+                next = state.run_start;
+            } else if state.segment + 1 < state.profile.end {
+                next = state.segment_end;
+            }
         }
-        if state.transfer_end > now {
-            next = next.min(if state.transfer_start > now {
-                state.transfer_start
-            } else {
-                state.transfer_end
-            });
+        if state.transfer_start > now {
+            next = next.min(state.transfer_start);
         }
         if next < state.queued {
             state.queued = next;

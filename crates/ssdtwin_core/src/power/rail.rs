@@ -13,7 +13,16 @@ use std::collections::VecDeque;
 
 use crate::sim::time::{Duration, Time};
 
-/// A change point: the instant, the rail's energy up to it [J], and the power from it on [W].
+/// Joules per watt-nanosecond: energies are kept in W·ns (no division on the hot path).
+const JOULES_PER_WATT_NANOSECOND: f64 = 1e-9;
+
+/// Nanoseconds from `earlier` to `later`, as a float.
+#[inline]
+fn nanos_between(later: Time, earlier: Time) -> f64 {
+    later.since(earlier).as_nanos() as f64
+}
+
+/// A change point: the instant, the rail's energy up to it [W·ns], and the power from it on [W].
 #[derive(Clone, Copy, Debug)]
 struct Point {
     time: Time,
@@ -25,10 +34,12 @@ struct Point {
 pub struct Rail {
     power: f64,
     since: Time,
-    /// Energy up to `since` [J].
+    /// Energy up to `since` [W·ns].
     energy: f64,
     peak: f64,
     window: Duration,
+    /// 1 / window [1/ns].
+    inverse_window: f64,
     window_peak: f64,
     /// Change points younger than one window, oldest first.
     points: VecDeque<Point>,
@@ -49,6 +60,7 @@ impl Rail {
             energy: 0.0,
             peak: 0.0,
             window,
+            inverse_window: 1.0 / window.as_nanos().max(1) as f64,
             window_peak: 0.0,
             points: VecDeque::with_capacity(256),
             anchor: origin,
@@ -62,7 +74,7 @@ impl Rail {
 
     /// Energy up to `now` [J] (`now` not before the last change).
     pub fn energy_at(&self, now: Time) -> f64 {
-        self.energy + self.power * now.since(self.since).as_secs_f64()
+        (self.energy + self.power * nanos_between(now, self.since)) * JOULES_PER_WATT_NANOSECOND
     }
 
     /// The power changes to `power` at `now` (not before the last change).
@@ -87,27 +99,28 @@ impl Rail {
         let start = self.since;
         let start_energy = self.energy;
         let power = self.power;
-        let end_energy = start_energy + power * now.since(start).as_secs_f64();
+        let end_energy = start_energy + power * nanos_between(now, start);
         self.peak = self.peak.max(power);
         let window = self.window;
-        let window_s = window.as_secs_f64();
+        let inverse_window = self.inverse_window;
         // Window ends inside (start, now] where the window's start meets a change point.
         while let Some(&point) = self.points.front() {
             let end = point.time + window;
             if end > now {
                 break;
             }
-            let end_energy_at = start_energy + power * end.since(start).as_secs_f64();
-            self.window_peak = self.window_peak.max((end_energy_at - point.energy) / window_s);
+            let end_energy_at = start_energy + power * nanos_between(end, start);
+            self.window_peak = self.window_peak.max((end_energy_at - point.energy) * inverse_window);
             self.anchor = point;
             self.points.pop_front();
         }
-        // The window ending now.
-        if now.as_nanos() >= window.as_nanos() {
+        // The window ending now: a maximum only if the average was rising into `now`, i.e. the
+        // closing segment's power exceeds the power leaving the window's start.
+        if now.as_nanos() >= window.as_nanos() && power > self.anchor.power {
             let window_start = Time::from_nanos(now.as_nanos() - window.as_nanos());
             let anchor = self.anchor;
-            let start_energy_at = anchor.energy + anchor.power * window_start.since(anchor.time).as_secs_f64();
-            self.window_peak = self.window_peak.max((end_energy - start_energy_at) / window_s);
+            let start_energy_at = anchor.energy + anchor.power * nanos_between(window_start, anchor.time);
+            self.window_peak = self.window_peak.max((end_energy - start_energy_at) * inverse_window);
         }
         self.energy = end_energy;
         self.since = now;
@@ -120,12 +133,13 @@ impl Rail {
             self.close(end);
         }
         let window_peak = if end.as_nanos() < self.window.as_nanos() && end > Time::ZERO {
-            self.energy / end.as_secs_f64()
+            self.energy / end.as_nanos() as f64
         } else {
             self.window_peak
         };
         // An average never exceeds the maximum; the clamp removes floating-point excess.
-        (self.energy, self.peak, window_peak.min(self.peak))
+        let energy = self.energy * JOULES_PER_WATT_NANOSECOND;
+        (energy, self.peak, window_peak.min(self.peak))
     }
 }
 
