@@ -434,13 +434,22 @@ impl PowerModel {
             if time > now {
                 break;
             }
-            self.pending.pop();
             self.sample_until(time);
             let state = &mut self.dies[die as usize];
             if state.queued == time {
                 state.queued = Time::MAX;
             }
-            self.refresh(die, time);
+            // The die's next change replaces its entry in place (one sift instead of two).
+            match self.update(die, time) {
+                Some(next) => {
+                    if let Some(mut top) = self.pending.peek_mut() {
+                        *top = Reverse((next, die));
+                    }
+                }
+                None => {
+                    self.pending.pop();
+                }
+            }
         }
         self.sample_until(now);
     }
@@ -503,6 +512,14 @@ impl PowerModel {
     /// Brings `die` to `now`: passes the profile boundaries due, recomputes its power, updates the
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
+        if let Some(next) = self.update(die, now) {
+            self.pending.push(Reverse((next, die)));
+        }
+    }
+
+    /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
+    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    fn update(&mut self, die: u32, now: Time) -> Option<Time> {
         let profiles = &self.profiles;
         let state = &mut self.dies[die as usize];
         while state.segment < state.profile.end && state.run_start <= now && state.segment_end <= now {
@@ -540,10 +557,12 @@ impl PowerModel {
         if state.transfer_start > now {
             next = next.min(state.transfer_start);
         }
-        if next < state.queued {
+        let booking = if next < state.queued {
             state.queued = next;
-            self.pending.push(Reverse((next, die)));
-        }
+            Some(next)
+        } else {
+            None
+        };
 
         let old_power = std::mem::replace(&mut state.power, power);
         let old_io_bus = std::mem::replace(&mut state.io_bus, io_bus);
@@ -558,6 +577,7 @@ impl PowerModel {
                 self.io_bus.set(now, watts(self.io_bus_sum));
             }
         }
+        booking
     }
 }
 
