@@ -340,6 +340,14 @@ impl PowerModel {
         }
         self.advance(now);
         let state = &mut self.dies[die as usize];
+        debug_assert!(
+            state.segment >= state.profile.end || (state.run_start <= now && state.segment_end <= now),
+            "die {die} ends its operation at {now} before its current profile"
+        );
+        debug_assert!(
+            state.transfer_end <= now,
+            "die {die} ends its operation at {now} during a transfer"
+        );
         state.segment = state.profile.end;
         state.suspended = false;
         if state.in_op {
