@@ -67,6 +67,18 @@ fn watts(picowatts: i64) -> f64 {
     picowatts as f64 * WATTS_PER_PICOWATT
 }
 
+/// The heap key of a change of `die` at `time`: one integer comparison orders by time, then die.
+#[inline]
+fn pending_key(time: Time, die: u32) -> u128 {
+    (u128::from(time.as_nanos()) << 32) | u128::from(die)
+}
+
+/// The time and die of a heap key.
+#[inline]
+fn pending_entry(key: u128) -> (Time, u32) {
+    (Time::from_nanos((key >> 32) as u64), key as u32)
+}
+
 /// `time - length`, never before zero.
 fn before(time: Time, length: Duration) -> Time {
     Time::from_nanos(time.as_nanos().saturating_sub(length.as_nanos()))
@@ -146,7 +158,8 @@ pub struct PowerModel {
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
     active_channels: u32,
-    pending: BinaryHeap<Reverse<(Time, u32)>>,
+    /// Dies with a booked change, keyed by [`pending_key`] (time, then die).
+    pending: BinaryHeap<Reverse<u128>>,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
@@ -438,7 +451,8 @@ impl PowerModel {
     /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
     #[inline]
     fn advance(&mut self, now: Time) {
-        while let Some(&Reverse((time, die))) = self.pending.peek() {
+        while let Some(&Reverse(key)) = self.pending.peek() {
+            let (time, die) = pending_entry(key);
             if time > now {
                 break;
             }
@@ -451,7 +465,7 @@ impl PowerModel {
             match self.update(die, time) {
                 Some(next) => {
                     if let Some(mut top) = self.pending.peek_mut() {
-                        *top = Reverse((next, die));
+                        *top = Reverse(pending_key(next, die));
                     }
                 }
                 None => {
@@ -521,7 +535,7 @@ impl PowerModel {
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
         if let Some(next) = self.update(die, now) {
-            self.pending.push(Reverse((next, die)));
+            self.pending.push(Reverse(pending_key(next, die)));
         }
     }
 

@@ -93,7 +93,8 @@ impl Profiles {
         if fraction >= 1.0 {
             duration
         } else {
-            duration.scaled(fraction)
+            // Rounded to the nearest nanosecond (adding 0.5 and truncating: no libm call).
+            Duration::from_nanos((duration.as_nanos() as f64 * fraction + 0.5) as u64)
         }
     }
 
