@@ -189,3 +189,26 @@ def test_keyboard_interrupt_in_progress_propagates():
 
 def test_version_is_written_into_reports():
     assert ssdtwin.run(**SMALL).ssdtwin_version == ssdtwin.__version__
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "allowed"),
+    [
+        ("flash.suspend.enter_time", 0.9, "fraction of the operation time from 0 to 0.5"),
+        ("flash.suspend.enter_time", "sixty", "duration"),
+        ("flash.suspend.program_pulses", 0, "1 to 1000"),
+        ("flash.suspend.max_per_operation", 5000, "0 (off) to 1000"),
+        ("flash.suspend.suspend_reads", 3, "reads_per_suspend"),
+        ("controller.read_first_age_limit", 5, "duration"),
+    ],
+)
+def test_bad_suspend_settings_name_key_and_what_is_allowed(key, value, allowed):
+    with pytest.raises(ssdtwin.ConfigError) as caught:
+        ssdtwin.resolve(**{key: value})
+    assert caught.value.key == key
+    assert allowed in caught.value.message
+
+
+def test_enter_time_accepts_a_duration_or_a_fraction():
+    assert ssdtwin.resolve(**{"flash.suspend.enter_time": 0.035})["flash"]["suspend"]["enter_time"] == 0.035
+    assert ssdtwin.resolve(**{"flash.suspend.enter_time": "70us"})["flash"]["suspend"]["enter_time"] == "70us"

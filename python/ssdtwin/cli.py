@@ -1,6 +1,7 @@
 """The `ssdtwin` command line (DESIGN.md section 3.1).
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
+                [--output-format summary|json|fio-json]
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
@@ -25,6 +26,7 @@ from rich.table import Table
 
 from ssdtwin import ConfigError, Report, SimulationError, __version__, _core, presets, schema
 from ssdtwin._arguments import core_arguments
+from ssdtwin.fio_output import to_fio_json
 
 EXIT_USAGE = 2
 """Exit status for bad input: a scenario error, a missing file, a malformed `--set`."""
@@ -57,12 +59,21 @@ def main() -> None:
     help="Write the power, IOPS and bandwidth time series to FILE.parquet.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
+@click.option(
+    "--output-format",
+    type=click.Choice(["summary", "json", "fio-json"]),
+    default="summary",
+    show_default=True,
+    help="summary: a table (and the report to --json FILE); json: the report as JSON; fio-json: fio's "
+    "JSON layout, one entry per job. JSON goes to --json FILE, or to stdout.",
+)
 def run_command(
     scenario: str | None,
     set_overrides: tuple[str, ...],
     json_path: str | None,
     timeseries_path: str | None,
     quiet: bool,
+    output_format: str,
 ) -> None:
     """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
     try:
@@ -84,13 +95,22 @@ def run_command(
             report.timeseries.to_parquet(timeseries_path, index=False)
         except OSError as error:
             fail(f"cannot write {timeseries_path}: {error.strerror or error}")
+    workload = report.to_dict().get("workload", {})
+    for warning in workload.get("warnings", []):
+        click.echo(f"warning: {warning}", err=True)
+    if workload.get("skipped_lines", 0):
+        click.echo(f"warning: skipped {workload['skipped_lines']} malformed trace lines (lenient)", err=True)
+    text = json.dumps(to_fio_json(report.to_dict()), indent=2) if output_format == "fio-json" else None
+    text = text if text is not None else report.to_json()
+    if json_path is None and output_format != "summary":
+        json_path = "-"
     if json_path == "-":
-        click.echo(report.to_json())
+        click.echo(text)
         return
     if json_path is not None:
         try:
             with open(json_path, "w", encoding="utf-8") as file:
-                file.write(report.to_json() + "\n")
+                file.write(text + "\n")
         except OSError as error:
             fail(f"cannot write {json_path}: {error.strerror or error}")
     print_summary(report, Console())

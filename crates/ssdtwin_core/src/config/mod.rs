@@ -174,9 +174,20 @@ pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario,
     for item in overrides {
         set_path(&mut merged, &item.key, item.value.clone())?;
     }
-    let scenario = from_table(merged)?;
+    let mut scenario = from_table(merged)?;
+    resolve_workload_paths(&mut scenario, &base_dir);
     validate::validate(&scenario)?;
     Ok(scenario)
+}
+
+/// Makes the trace and fio job paths absolute, relative to the scenario file's folder, so the
+/// resolved config names the files that were read.
+fn resolve_workload_paths(scenario: &mut Scenario, base_dir: &Path) {
+    for path in [&mut scenario.workload.trace.path, &mut scenario.workload.fio.job] {
+        if !path.is_empty() && Path::new(path.as_str()).is_relative() {
+            *path = base_dir.join(path.as_str()).display().to_string();
+        }
+    }
 }
 
 /// Deserializes a merged table, naming the key path of the first error.

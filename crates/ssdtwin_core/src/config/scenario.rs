@@ -111,6 +111,9 @@ pub struct ControllerConfig {
     pub scheduler: SchedulerKind,
     /// Time to serve a read from data still in the controller's DRAM (written, not yet programmed) [duration].
     pub buffer_read_time: Duration,
+    /// With `read_first`: a program, erase or GC operation that has waited at its die this long is
+    /// served before reads, so writes cannot starve; `"0us"` = no bound [duration].
+    pub read_first_age_limit: Duration,
 }
 
 impl Default for ControllerConfig {
@@ -120,6 +123,7 @@ impl Default for ControllerConfig {
             die_queue_depth: 8,
             scheduler: SchedulerKind::Fifo,
             buffer_read_time: Duration::from_micros(1),
+            read_first_age_limit: Duration::ZERO,
         }
     }
 }
@@ -233,6 +237,16 @@ pub struct FlashConfig {
     /// Relative spread of program time, the standard deviation of a normal factor around 1
     /// (clamped to ±3 sigma) [fraction].
     pub program_time_spread: f64,
+    /// Channel-switch delay: extra channel time before a transfer whose chip (way) differs from
+    /// the chip of the channel's previous transfer (Cho et al., section IV-B: 30 us). 0 turns it
+    /// off [duration].
+    pub channel_switch_time: Duration,
+    /// Time a die spends moving a page between its array and its page register, added to every
+    /// read (before data out) and every program (after data in); the die is busy, the channel
+    /// free (Cho et al., section IV-B: 82 us). 0 turns it off [duration].
+    pub page_register_time: Duration,
+    /// Program and erase suspend (`[flash.suspend]`).
+    pub suspend: SuspendConfig,
 }
 
 impl Default for FlashConfig {
@@ -254,6 +268,122 @@ impl Default for FlashConfig {
             t_erase: Duration::from_millis(5),
             multi_plane: true,
             program_time_spread: 0.0,
+            channel_switch_time: Duration::ZERO,
+            page_register_time: Duration::ZERO,
+            suspend: SuspendConfig::default(),
+        }
+    }
+}
+
+/// A duration, or a fraction of the operation being suspended (`0.035` = 3.5% of its tPROG).
+#[derive(Clone, Copy, Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum TimeOrFraction {
+    /// A fixed duration such as `"60us"`.
+    Time(Duration),
+    /// A fraction of the suspended operation's own array time [fraction].
+    Fraction(f64),
+}
+
+impl<'de> Deserialize<'de> for TimeOrFraction {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = TimeOrFraction;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(
+                    f,
+                    "a duration such as \"60us\" or a fraction of the operation time such as 0.035"
+                )
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<TimeOrFraction, E> {
+                super::units::parse_duration(text)
+                    .map(TimeOrFraction::Time)
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<TimeOrFraction, E> {
+                Ok(TimeOrFraction::Fraction(value as f64))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+impl TimeOrFraction {
+    /// The duration for an operation whose array time is `operation`.
+    pub fn resolve(&self, operation: Duration) -> Duration {
+        match *self {
+            TimeOrFraction::Time(time) => time,
+            TimeOrFraction::Fraction(fraction) => operation.scaled(fraction),
+        }
+    }
+}
+
+impl std::fmt::Display for TimeOrFraction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TimeOrFraction::Time(time) => write!(f, "{time}"),
+            TimeOrFraction::Fraction(fraction) => write!(f, "{fraction}"),
+        }
+    }
+}
+
+/// Program and erase suspend (the program-suspend paper, section 3.1 and 4; MODELS.md section 4).
+///
+/// A program is `program_pulses` ISPP pulse-and-verify steps of equal length, an erase
+/// `erase_pulses` erase pulses. A host read queued at a die that is programming (erasing) makes the
+/// die finish the current step, spend the enter time (tEPS), serve up to `reads_per_suspend` waiting
+/// host reads, spend the resume time and continue where it stopped. An operation is suspended at
+/// most `max_per_operation` (`erase_max_per_operation`) times, and runs at least one step between
+/// two suspensions.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuspendConfig {
+    /// Reads may suspend programs.
+    pub program: bool,
+    /// Reads may suspend erases.
+    pub erase: bool,
+    /// Suspensions allowed per program; 0 disables program suspend [count].
+    pub max_per_operation: u32,
+    /// Time to enter suspend after the current pulse ends (tEPS): a duration, or a fraction of the
+    /// program's time (the paper measures 3–4% of tPROG) [duration or fraction].
+    pub enter_time: TimeOrFraction,
+    /// Time to resume a suspended program before its next pulse [duration or fraction].
+    pub resume_time: TimeOrFraction,
+    /// ISPP pulse-and-verify steps per program; suspension waits for the current one [count].
+    pub program_pulses: u32,
+    /// Host reads served per suspension at most [count].
+    pub reads_per_suspend: u32,
+    /// Suspensions allowed per erase; 0 disables erase suspend [count].
+    pub erase_max_per_operation: u32,
+    /// Time to enter erase suspend after the current erase pulse [duration or fraction of tBERS].
+    pub erase_enter_time: TimeOrFraction,
+    /// Time to resume a suspended erase [duration or fraction of tBERS].
+    pub erase_resume_time: TimeOrFraction,
+    /// Erase pulses (ISPE loops) per block erase [count].
+    pub erase_pulses: u32,
+}
+
+impl Default for SuspendConfig {
+    fn default() -> Self {
+        SuspendConfig {
+            program: false,
+            erase: false,
+            max_per_operation: 5,
+            enter_time: TimeOrFraction::Time(Duration::from_micros(60)),
+            resume_time: TimeOrFraction::Time(Duration::from_micros(10)),
+            program_pulses: 16,
+            reads_per_suspend: 8,
+            erase_max_per_operation: 5,
+            erase_enter_time: TimeOrFraction::Time(Duration::from_micros(100)),
+            erase_resume_time: TimeOrFraction::Time(Duration::from_micros(20)),
+            erase_pulses: 5,
         }
     }
 }
@@ -264,6 +394,14 @@ impl Default for FlashConfig {
 pub enum MappingKind {
     /// Page mapping at `mapping_unit` granularity.
     Page,
+    /// Block mapping: a logical block lives in one physical block at fixed page offsets; writing
+    /// an offset already written copies the block's other valid pages to a new block and erases
+    /// the old one (Cho et al., section III-C). Needs `mapping_unit = page_size`.
+    Block,
+    /// BAST (Kim et al., IEEE TCE 48(2), 2002): block mapping plus `log_blocks` page-mapped log
+    /// blocks, each tied to one logical block; switch, partial and full merges (Cho et al.,
+    /// section III-C). Needs `mapping_unit = page_size`.
+    Bast,
 }
 
 /// Garbage-collection victim selection.
@@ -296,6 +434,10 @@ pub struct FtlConfig {
     pub gc_policy: GcPolicyKind,
     /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
     pub gc_candidates: u32,
+    /// BAST log-block pool over the whole drive, shared evenly by the planes (a logical block's
+    /// log block sits in its data block's plane); when a plane's share is in use, its oldest log
+    /// block is merged to make room. Default 64 [A]: Cho et al. do not give the pool size [blocks].
+    pub log_blocks: u32,
 }
 
 impl Default for FtlConfig {
@@ -307,6 +449,7 @@ impl Default for FtlConfig {
             gc_threshold: 0.10,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
+            log_blocks: 64,
         }
     }
 }
@@ -315,8 +458,14 @@ impl Default for FtlConfig {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadKind {
-    /// fio-like synthetic generator.
+    /// fio-like synthetic generator (the keys of `[workload]`).
     Synthetic,
+    /// Replay of a block trace file (`[workload.trace]`).
+    Trace,
+    /// An fio job file (`[workload.fio]`): one closed-loop stream per job.
+    Fio,
+    /// Industrial-IoT ingest and analytics generator (`[workload.iiot]`).
+    Iiot,
 }
 
 /// Address order of the synthetic generator.
@@ -357,7 +506,9 @@ pub enum Precondition {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadConfig {
-    /// Workload kind: `synthetic`.
+    /// Workload kind: `synthetic`, `trace`, `fio` or `iiot`. The keys below up to `duration`
+    /// belong to `synthetic` (`io_count` and `duration` also bound `iiot`); `trace` and `fio` end
+    /// where their file says.
     pub kind: WorkloadKind,
     /// Fraction of commands that are reads [fraction].
     pub read_fraction: f64,
@@ -382,6 +533,12 @@ pub struct WorkloadConfig {
     pub precondition: Precondition,
     /// Random overwrites done by `steady` preconditioning [multiples of the span].
     pub steady_overwrites: f64,
+    /// Block-trace replay, used when `kind = "trace"`.
+    pub trace: TraceConfig,
+    /// fio job file, used when `kind = "fio"`.
+    pub fio: FioConfig,
+    /// Industrial-IoT generator, used when `kind = "iiot"`.
+    pub iiot: IiotConfig,
 }
 
 impl Default for WorkloadConfig {
@@ -399,6 +556,176 @@ impl Default for WorkloadConfig {
             duration: Duration::ZERO,
             precondition: Precondition::Fill,
             steady_overwrites: 1.0,
+            trace: TraceConfig::default(),
+            fio: FioConfig::default(),
+            iiot: IiotConfig::default(),
+        }
+    }
+}
+
+/// Block-trace file formats (one reader each in `workload/trace/`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`; time in
+    /// 100 ns Windows ticks, offset and size in bytes.
+    Msr,
+    /// SPC / UMass (Financial, WebSearch): `ASU,LBA,Size,Opcode,Timestamp`; LBA in 512 B blocks,
+    /// size in bytes, timestamp in seconds.
+    Spc,
+    /// Default `blkparse` text output; sectors of 512 B, time in seconds.
+    Blkparse,
+    /// DiskSim / MQSim ASCII: `time device lba size_in_sectors type`; sectors of 512 B, time in
+    /// `time_unit`.
+    Disksim,
+    /// fio iolog version 2 (`wait` actions in µs) or 3 (timestamps in µs since the start); offsets
+    /// and lengths in bytes.
+    FioIolog,
+}
+
+/// How trace timestamps drive submission.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// Open loop: each request arrives at its (scaled) timestamp; at most `host.queue_depth` in
+    /// flight, later arrivals wait in the host.
+    Timed,
+    /// Closed loop at `host.queue_depth`, ignoring timestamps.
+    AsFastAsPossible,
+}
+
+/// What to do with a request that reaches beyond the simulated logical capacity.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressMap {
+    /// Address modulo the capacity (a request that would cross the end starts at 0).
+    Wrap,
+    /// Scale addresses by capacity / `trace.device_size` (keeps locality shape).
+    Scale,
+    /// Stop with an error naming the line.
+    Error,
+}
+
+/// Which operations of a trace to replay.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OperationFilter {
+    All,
+    Read,
+    Write,
+}
+
+/// Which `blkparse` events are requests.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BlkparseEvent {
+    /// `Q`: the request was queued (what the application asked, when).
+    Queue,
+    /// `C`: the request completed.
+    Complete,
+}
+
+/// `[workload.trace]`: replay of a block trace.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    /// File format: msr, spc, blkparse, disksim or fio_iolog.
+    pub format: TraceFormat,
+    /// Trace file; a relative path is relative to the scenario file's folder.
+    pub path: String,
+    /// `timed` (open loop at the trace's timestamps) or `as_fast_as_possible` (closed loop).
+    pub replay: Replay,
+    /// Multiplies trace time gaps: 0.5 replays twice as fast [factor].
+    pub time_scale: f64,
+    /// Addresses beyond the simulated capacity: wrap, scale or error.
+    pub address_map: AddressMap,
+    /// Size of the traced device, for `address_map = "scale"`; `"0B"` takes the largest end
+    /// address seen in the first pass over the file [size].
+    pub device_size: super::units::ByteSize,
+    /// Keep only these devices (MSR disk number, SPC ASU, DiskSim device, blkparse `major,minor`
+    /// as major*256+minor, fio file index); empty keeps all.
+    pub devices: Vec<u32>,
+    /// Keep `all`, `read` or `write` requests.
+    pub operations: OperationFilter,
+    /// Replay at most this many requests (after filtering); 0 means all [requests].
+    pub limit: u64,
+    /// Skip malformed lines (counted in the report's `workload.skipped_lines`) instead of failing.
+    pub lenient: bool,
+    /// DiskSim time unit: one time value of the file is this long [duration].
+    pub time_unit: crate::sim::time::Duration,
+    /// blkparse event taken as a request: `queue` (Q) or `complete` (C).
+    pub blkparse_event: BlkparseEvent,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            format: TraceFormat::Disksim,
+            path: String::new(),
+            replay: Replay::Timed,
+            time_scale: 1.0,
+            address_map: AddressMap::Wrap,
+            device_size: super::units::ByteSize(0),
+            devices: Vec::new(),
+            operations: OperationFilter::All,
+            limit: 0,
+            lenient: false,
+            time_unit: crate::sim::time::Duration::from_nanos(1),
+            blkparse_event: BlkparseEvent::Queue,
+        }
+    }
+}
+
+/// `[workload.fio]`: an fio job file. Every job runs from time 0 with its own `iodepth` (these
+/// replace `host.queue_depth`) and ends as its options say; the subset is listed in `workload/fio.rs`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FioConfig {
+    /// Job file; a relative path is relative to the scenario file's folder.
+    pub job: String,
+    /// Options outside the supported subset are warnings in the report instead of errors.
+    pub ignore_unsupported: bool,
+}
+
+/// `[workload.iiot]`: sensor records ingested in batches plus analytic range reads, in the spirit
+/// of TPCx-IoT as the self-heating paper (Zambelli et al. 2020, section 3) uses it: 1 KiB records,
+/// small frequent writes, queries over recent data in the background.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IiotConfig {
+    /// Sensors producing records (TPCx-IoT: 200 sensors per power substation) [sensors].
+    pub sensors: u32,
+    /// Records per second of each sensor, arriving as a Poisson process [records/s].
+    pub record_rate: f64,
+    /// Size of one record (the paper, section 3: "1 Kbytes per record") [size].
+    pub record_size: super::units::ByteSize,
+    /// Ingest writers; sensor `s` is ingested by writer `s mod writers`, each writer appends to its
+    /// own equal share of the span (sequential-ish writes) [writers].
+    pub writers: u32,
+    /// A writer writes its batch when it holds this many records [records].
+    pub batch_records: u32,
+    /// ... or when its oldest buffered record is this old [duration].
+    pub commit_interval: crate::sim::time::Duration,
+    /// Analytic queries per second, arriving as a Poisson process [queries/s].
+    pub query_rate: f64,
+    /// Bytes read by one query, one command, from recently written data [size].
+    pub query_size: super::units::ByteSize,
+    /// Queries read data written within this much time before them [duration].
+    pub query_window: crate::sim::time::Duration,
+}
+
+impl Default for IiotConfig {
+    fn default() -> Self {
+        IiotConfig {
+            sensors: 200,
+            record_rate: 50.0,
+            record_size: super::units::ByteSize(1024),
+            writers: 4,
+            batch_records: 8,
+            commit_interval: crate::sim::time::Duration::from_millis(10),
+            query_rate: 200.0,
+            query_size: super::units::ByteSize(64 * 1024),
+            query_window: crate::sim::time::Duration::from_secs(5),
         }
     }
 }
@@ -497,7 +824,7 @@ pub struct PowerConfig {
     /// power over any interval of this length [duration]. Default 10us.
     pub peak_window: Duration,
     /// Interval of the power, IOPS and bandwidth time series; 0 turns it off [duration].
-    /// Default 1ms.
+    /// Default 10ms (the thermal model's step in DESIGN.md section 1).
     pub sample_interval: Duration,
 }
 
@@ -527,7 +854,7 @@ impl Default for PowerConfig {
             other_w: 0.4,
             regulator_efficiency: 0.88,
             peak_window: Duration::from_micros(10),
-            sample_interval: Duration::from_millis(1),
+            sample_interval: Duration::from_millis(10),
         }
     }
 }

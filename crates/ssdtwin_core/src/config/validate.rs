@@ -159,6 +159,14 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         flash.program_time_spread,
         "0 to 0.3 (standard deviation as a fraction of the program time)",
     )?;
+    validate_suspend(&flash.suspend)?;
+
+    for (key, delay) in [
+        ("flash.channel_switch_time", flash.channel_switch_time),
+        ("flash.page_register_time", flash.page_register_time),
+    ] {
+        check(delay <= Duration::from_millis(100), key, delay, "0 (off) to 100ms")?;
+    }
 
     let ftl = &scenario.ftl;
     let unit = ftl.mapping_unit.bytes();
@@ -189,6 +197,13 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         ftl.gc_candidates,
         "1 to 4096",
     )?;
+    check(
+        (1..=1 << 20).contains(&ftl.log_blocks),
+        "ftl.log_blocks",
+        ftl.log_blocks,
+        "1 to 1048576",
+    )?;
+    super::super::ftl::check_mapping(scenario)?;
     let units_per_page = page / unit;
     let physical_units = u64::from(flash.channels)
         * u64::from(flash.chips_per_channel)
@@ -257,7 +272,139 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         workload.steady_overwrites,
         "0 to 20",
     )?;
+    check(
+        host.mode == super::HostMode::Closed || workload.kind == super::WorkloadKind::Synthetic,
+        "host.mode",
+        "\"open\"",
+        "\"open\" only with workload.kind = \"synthetic\" (traces and the IIoT generator bring their own arrival times)",
+    )?;
+    validate_sources(workload)?;
     validate_power(scenario)
+}
+
+/// Keys of `[workload.trace]`, `[workload.fio]` and `[workload.iiot]`, checked for the kind in use.
+fn validate_sources(workload: &super::WorkloadConfig) -> Result<(), ConfigError> {
+    use super::WorkloadKind;
+    match workload.kind {
+        WorkloadKind::Synthetic => Ok(()),
+        WorkloadKind::Trace => {
+            let trace = &workload.trace;
+            check(
+                !trace.path.is_empty(),
+                "workload.trace.path",
+                "\"\"",
+                "the path of a trace file",
+            )?;
+            check(
+                trace.time_scale.is_finite() && trace.time_scale > 0.0 && trace.time_scale <= 1e6,
+                "workload.trace.time_scale",
+                trace.time_scale,
+                "more than 0 and at most 1e6",
+            )?;
+            check(
+                trace.time_unit > Duration::ZERO,
+                "workload.trace.time_unit",
+                trace.time_unit,
+                "a positive duration",
+            )
+        }
+        WorkloadKind::Fio => check(
+            !workload.fio.job.is_empty(),
+            "workload.fio.job",
+            "\"\"",
+            "the path of an fio job file",
+        ),
+        WorkloadKind::Iiot => {
+            let iiot = &workload.iiot;
+            check(
+                (1..=10_000_000).contains(&iiot.sensors),
+                "workload.iiot.sensors",
+                iiot.sensors,
+                "1 to 10000000",
+            )?;
+            check(
+                iiot.record_rate.is_finite() && iiot.record_rate > 0.0 && iiot.record_rate <= 1e6,
+                "workload.iiot.record_rate",
+                iiot.record_rate,
+                "more than 0 and at most 1e6 records/s per sensor",
+            )?;
+            check(
+                (1..=1 << 24).contains(&iiot.record_size.bytes()),
+                "workload.iiot.record_size",
+                iiot.record_size,
+                "1B to 16MiB",
+            )?;
+            check(
+                (1..=4096).contains(&iiot.writers) && iiot.writers <= iiot.sensors,
+                "workload.iiot.writers",
+                iiot.writers,
+                "1 to 4096, and at most workload.iiot.sensors",
+            )?;
+            check(
+                (1..=65_536).contains(&iiot.batch_records),
+                "workload.iiot.batch_records",
+                iiot.batch_records,
+                "1 to 65536",
+            )?;
+            check(
+                iiot.commit_interval > Duration::ZERO,
+                "workload.iiot.commit_interval",
+                iiot.commit_interval,
+                "a positive duration",
+            )?;
+            check(
+                iiot.query_rate.is_finite() && (0.0..=1e7).contains(&iiot.query_rate),
+                "workload.iiot.query_rate",
+                iiot.query_rate,
+                "0 to 1e7 queries/s",
+            )?;
+            check(
+                (1..=1 << 30).contains(&iiot.query_size.bytes()),
+                "workload.iiot.query_size",
+                iiot.query_size,
+                "1B to 1GiB",
+            )?;
+            check(
+                iiot.query_window > Duration::ZERO,
+                "workload.iiot.query_window",
+                iiot.query_window,
+                "a positive duration",
+            )
+        }
+    }
+}
+
+fn validate_suspend(suspend: &super::SuspendConfig) -> Result<(), ConfigError> {
+    use super::TimeOrFraction;
+    for (key, value) in [
+        ("flash.suspend.enter_time", suspend.enter_time),
+        ("flash.suspend.resume_time", suspend.resume_time),
+        ("flash.suspend.erase_enter_time", suspend.erase_enter_time),
+        ("flash.suspend.erase_resume_time", suspend.erase_resume_time),
+    ] {
+        if let TimeOrFraction::Fraction(fraction) = value {
+            check(
+                fraction.is_finite() && (0.0..=0.5).contains(&fraction),
+                key,
+                fraction,
+                "a duration such as \"60us\" or a fraction of the operation time from 0 to 0.5",
+            )?;
+        }
+    }
+    for (key, value) in [
+        ("flash.suspend.max_per_operation", suspend.max_per_operation),
+        ("flash.suspend.erase_max_per_operation", suspend.erase_max_per_operation),
+    ] {
+        check(value <= 1000, key, value, "0 (off) to 1000")?;
+    }
+    for (key, value) in [
+        ("flash.suspend.program_pulses", suspend.program_pulses),
+        ("flash.suspend.erase_pulses", suspend.erase_pulses),
+        ("flash.suspend.reads_per_suspend", suspend.reads_per_suspend),
+    ] {
+        check((1..=1000).contains(&value), key, value, "1 to 1000")?;
+    }
+    Ok(())
 }
 
 /// Range checks of the `[power]` table.

@@ -9,6 +9,7 @@
 //! in a separate internal queue per die. The scheduler picks what an idle die serves next.
 
 pub mod scheduler;
+pub mod suspend;
 
 use std::collections::VecDeque;
 
@@ -23,6 +24,10 @@ pub const MAX_PLANES: usize = 16;
 pub struct Command {
     /// When the command arrived at the host (open loop) or was submitted (closed loop).
     pub arrival: Time,
+    /// When the host submitted it to the drive.
+    pub submitted: Time,
+    /// Workload job (stream) it belongs to.
+    pub job: u32,
     pub is_read: bool,
     pub first_unit: u32,
     pub units: u32,
@@ -61,6 +66,44 @@ pub enum OpKind {
     Erase {
         block: u32,
     },
+    /// Block mapping or BAST reads a valid page to copy it (its program is queued behind it).
+    CopyRead {
+        block: u32,
+        page: u32,
+    },
+    /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
+    Probe {
+        id: u32,
+        action: ProbeAction,
+    },
+}
+
+/// What a harness operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeAction {
+    /// Read one mapping unit of a page of this type.
+    Read {
+        page_type: u8,
+    },
+    /// Program one page of this type.
+    Program {
+        page_type: u8,
+    },
+    Erase,
+}
+
+impl OpKind {
+    /// A host read (or a harness read): what may overtake programs and suspend them.
+    pub fn is_host_read(&self) -> bool {
+        matches!(
+            self,
+            OpKind::HostRead { .. }
+                | OpKind::Probe {
+                    action: ProbeAction::Read { .. },
+                    ..
+                }
+        )
+    }
 }
 
 /// An operation queued at or running on a die.
@@ -69,6 +112,8 @@ pub struct FlashOp {
     pub kind: OpKind,
     /// Arrival order at the die (FIFO ties).
     pub sequence: u64,
+    /// When it joined the die's queue.
+    pub queued_at: Time,
 }
 
 /// The queues in front of one die.
@@ -91,6 +136,10 @@ pub struct Die {
     pub batch: Vec<u32>,
     pub busy_since: Time,
     pub busy: Duration,
+    /// The program or erase in its array phase (running or suspended).
+    pub array: Option<suspend::ArrayOp>,
+    /// Bumped whenever a scheduled array completion or suspension becomes void.
+    pub generation: u32,
 }
 
 /// A dense table with reusable slots: ids stay small integers, nothing is allocated once warm.

@@ -12,6 +12,8 @@ use crate::config::Scenario;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
     pub channels: u32,
+    /// Chips (ways) sharing one channel.
+    pub chips_per_channel: u32,
     pub dies: u32,
     pub planes_per_die: u32,
     pub blocks_per_plane: u32,
@@ -32,6 +34,7 @@ impl Geometry {
         let unit_bytes = scenario.ftl.mapping_unit.bytes();
         Geometry {
             channels: flash.channels,
+            chips_per_channel: flash.chips_per_channel,
             dies: flash.channels * flash.chips_per_channel * flash.dies_per_chip,
             planes_per_die: flash.planes_per_die,
             blocks_per_plane: flash.blocks_per_plane,
@@ -58,6 +61,11 @@ impl Geometry {
     }
     pub fn channel_of_die(&self, die: u32) -> u32 {
         die % self.channels
+    }
+    /// Chip (way) of `die` on its channel: the dies of a channel alternate over its chips, so
+    /// die `d` is on chip `(d / channels) % chips_per_channel`.
+    pub fn chip_of_die(&self, die: u32) -> u32 {
+        (die / self.channels) % self.chips_per_channel
     }
     pub fn plane_of_block(&self, block: u32) -> u32 {
         block / self.blocks_per_plane
@@ -103,5 +111,6 @@ mod tests {
         assert_eq!(geometry.plane_of_block(block), 5);
         assert_eq!(geometry.die_of_block(block), 2);
         assert_eq!(geometry.channel_of_die(3), 1);
+        assert_eq!(geometry.chip_of_die(3), 0, "one chip per channel");
     }
 }

@@ -21,12 +21,42 @@ pub struct Channel {
     pub free_at: Time,
     /// Time spent transferring [ns], for utilisation.
     pub busy: Duration,
+    /// Channel-switch delay before a transfer to another chip than the previous transfer's
+    /// (Cho et al., section III-B and IV-B); zero when the preset gives none.
+    pub switch_time: Duration,
+    /// Chip (way) the next transfer addresses, set by [`Self::select`].
+    selected: u32,
+    /// Chip of the previous transfer, `None` before the first.
+    last_chip: Option<u32>,
+    /// Channel switches made.
+    pub switches: u64,
 }
 
 impl Channel {
-    /// Books the channel for `length` from `now` or when it is next free; returns the end.
+    /// A channel that pays `switch_time` whenever it moves to another chip.
+    pub fn new(switch_time: Duration) -> Channel {
+        Channel {
+            switch_time,
+            ..Channel::default()
+        }
+    }
+
+    /// Addresses the following transfers to `chip` (the chip of the die being served).
+    #[inline]
+    pub fn select(&mut self, chip: u32) {
+        self.selected = chip;
+    }
+
+    /// Books the channel for `length` from `now` or when it is next free, after the switch delay
+    /// when the selected chip differs from the previous transfer's; returns the end.
     pub fn reserve(&mut self, now: Time, length: Duration) -> Time {
-        let start = self.free_at.max(now);
+        let mut start = self.free_at.max(now);
+        if self.last_chip.is_some_and(|chip| chip != self.selected) {
+            start += self.switch_time;
+            self.busy += self.switch_time;
+            self.switches += 1;
+        }
+        self.last_chip = Some(self.selected);
         self.free_at = start + length;
         self.busy += length;
         self.free_at
@@ -47,5 +77,33 @@ mod tests {
         assert_eq!(second, Time::from_nanos(200), "waits for the first transfer");
         assert_eq!(third, Time::from_nanos(510), "an idle channel starts at once");
         assert_eq!(channel.busy, Duration::from_nanos(110));
+    }
+
+    #[test]
+    fn a_transfer_to_another_chip_pays_the_switch_delay_once() {
+        let mut channel = Channel::new(Duration::from_nanos(30));
+        channel.select(0);
+        assert_eq!(
+            channel.reserve(Time::from_nanos(0), Duration::from_nanos(10)),
+            Time::from_nanos(10),
+            "the first transfer switches from nothing"
+        );
+        assert_eq!(
+            channel.reserve(Time::from_nanos(100), Duration::from_nanos(10)),
+            Time::from_nanos(110),
+            "same chip: no switch"
+        );
+        channel.select(1);
+        assert_eq!(
+            channel.reserve(Time::from_nanos(200), Duration::from_nanos(10)),
+            Time::from_nanos(240),
+            "another chip: 30 ns switch, then the transfer"
+        );
+        assert_eq!(
+            channel.reserve(Time::from_nanos(240), Duration::from_nanos(10)),
+            Time::from_nanos(250)
+        );
+        assert_eq!(channel.switches, 1);
+        assert_eq!(channel.busy, Duration::from_nanos(70));
     }
 }

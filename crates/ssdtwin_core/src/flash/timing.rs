@@ -13,13 +13,16 @@ use super::Geometry;
 
 #[derive(Clone, Debug)]
 pub struct Timing {
-    /// Array read time per page type.
+    /// Die time of a read per page type before data out: array read plus the page-register
+    /// transfer (`flash.page_register_time`).
     pub read: Vec<Duration>,
     /// Program time per page type.
     pub program: Vec<Duration>,
     pub erase: Duration,
     /// Command and address cycles before an operation.
     pub command: Duration,
+    /// Page-register transfer added to every read and program (Cho et al., section IV-B).
+    pub page_register: Duration,
     /// Bus rate [bytes/s] (8-bit bus: one byte per transfer).
     bus_bytes_per_second: f64,
     /// Relative standard deviation of program time.
@@ -33,10 +36,13 @@ impl Timing {
         let flash = &scenario.flash;
         let types = geometry.page_types as usize;
         Timing {
-            read: (0..types).map(|t| flash.t_read.for_type(t)).collect(),
+            read: (0..types)
+                .map(|t| flash.t_read.for_type(t) + flash.page_register_time)
+                .collect(),
             program: (0..types).map(|t| flash.t_program.for_type(t)).collect(),
             erase: flash.t_erase,
             command: flash.command_time,
+            page_register: flash.page_register_time,
             bus_bytes_per_second: flash.bus_rate.per_second(),
             program_spread: flash.program_time_spread,
             unit_bytes: geometry.unit_bytes,
@@ -57,13 +63,14 @@ impl Timing {
         self.command + self.read_transfer(units)
     }
 
-    /// Program time of a page of type `page_type`, with the configured variability.
+    /// Die time of a program of a page of type `page_type` after data in: the page-register
+    /// transfer plus the program time with the configured variability.
     pub fn program_time(&self, page_type: usize, rng: &mut Rng) -> Duration {
         let nominal = self.program[page_type];
         if self.program_spread == 0.0 {
-            return nominal;
+            return self.page_register + nominal;
         }
         let factor = 1.0 + self.program_spread * rng.normal().clamp(-3.0, 3.0);
-        nominal.scaled(factor)
+        self.page_register + nominal.scaled(factor)
     }
 }

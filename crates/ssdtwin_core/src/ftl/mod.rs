@@ -9,7 +9,14 @@
 //!
 //! The FTL holds state only; the simulation decides when things happen. The same calls serve the
 //! timed run and the functional preconditioning, which completes every program at once.
+//!
+//! `ftl.mapping` selects the scheme ([`Scheme`], one file each): page mapping (this file and
+//! `gc/`), block mapping (`block.rs`) or BAST (`bast.rs`). Block and BAST decide placement at
+//! once and leave the flash work it costs (page copies, erases) in [`Ftl::work`] for the
+//! simulation to run with real timing.
 
+pub mod bast;
+pub mod block;
 pub mod blocks;
 pub mod gc;
 pub mod mapping;
@@ -20,7 +27,7 @@ use blocks::{BlockState, BlockTable};
 use gc::{VictimContext, VictimPolicy};
 use mapping::{Mapping, NONE};
 
-use crate::config::{Precondition, Scenario};
+use crate::config::{ConfigError, MappingKind, Precondition, Scenario};
 use crate::flash::Geometry;
 use crate::sim::rng::Rng;
 
@@ -55,6 +62,40 @@ pub struct PlacementCounts {
     pub erases: u64,
 }
 
+/// The mapping scheme and its own state (STYLE.md rule 7: one file per scheme, a closed enum).
+#[derive(Debug, Default)]
+pub enum Scheme {
+    /// Page mapping: its state is the `Ftl` itself.
+    #[default]
+    Page,
+    Block(block::BlockMapping),
+    Bast(bast::Bast),
+}
+
+/// Flash work a block-mapping or BAST decision costs, for the simulation to run in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WorkItem {
+    /// Read page `from` and program its data at page `to` (physical units = pages).
+    Copy { from: u32, to: u32 },
+    /// Erase `block` (no program of it is pending).
+    Erase { block: u32 },
+}
+
+/// What the mapping schemes did in the measured run (Cho et al., Table II), counted when decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SchemeCounts {
+    /// Valid pages copied by block-mapping updates and BAST merges.
+    pub valid_page_copies: u64,
+    /// Erases of old data blocks by block-mapping updates.
+    pub block_update_erases: u64,
+    pub switch_merges: u64,
+    pub partial_merges: u64,
+    pub full_merges: u64,
+    pub switch_merge_erases: u64,
+    pub partial_merge_erases: u64,
+    pub full_merge_erases: u64,
+}
+
 #[derive(Debug)]
 pub struct Ftl {
     pub geometry: Geometry,
@@ -72,6 +113,13 @@ pub struct Ftl {
     close_order: u64,
     targets: Vec<ProgramTarget>,
     pub counts: PlacementCounts,
+    /// The mapping scheme.
+    pub scheme: Scheme,
+    /// Flash work left by the last block-mapping or BAST write.
+    pub work: Vec<WorkItem>,
+    /// Retired blocks whose last pending program just completed: erase them.
+    pub ready_erases: Vec<u32>,
+    pub ftl_counts: SchemeCounts,
 }
 
 impl Ftl {
@@ -117,6 +165,77 @@ impl Ftl {
             close_order: 0,
             targets,
             counts: PlacementCounts::default(),
+            scheme: match scenario.ftl.mapping {
+                MappingKind::Page => Scheme::Page,
+                MappingKind::Block => Scheme::Block(block::BlockMapping::new(
+                    logical_units,
+                    geometry.pages_per_block,
+                    geometry.physical_units(),
+                )),
+                MappingKind::Bast => Scheme::Bast(bast::Bast::new(
+                    logical_units,
+                    geometry.pages_per_block,
+                    geometry.physical_units(),
+                    planes,
+                    scenario.ftl.log_blocks,
+                )),
+            },
+            work: Vec::new(),
+            ready_erases: Vec::new(),
+            ftl_counts: SchemeCounts::default(),
+        }
+    }
+
+    /// Whether the scheme is page mapping (block and BAST write through [`Self::mapped_write`]).
+    #[inline]
+    pub fn is_page_mapped(&self) -> bool {
+        matches!(self.scheme, Scheme::Page)
+    }
+
+    /// Die that a block-mapping or BAST write of `logical` programs.
+    pub fn mapped_die(&self, logical: u32) -> u32 {
+        let plane = block::DataBlocks::plane_of(self, logical / self.geometry.pages_per_block);
+        plane / self.geometry.planes_per_die
+    }
+
+    /// Block mapping or BAST: places a host write of `logical` and returns its physical page,
+    /// leaving the copies and erases it costs in [`Self::work`]; `None` when its plane has no
+    /// free block now (nothing changed: retry after an erase).
+    pub fn mapped_write(&mut self, logical: u32) -> Option<u32> {
+        self.work.clear();
+        let mut scheme = std::mem::take(&mut self.scheme);
+        let placed = match &mut scheme {
+            Scheme::Page => None,
+            Scheme::Block(mapping) => mapping.write(self, logical),
+            Scheme::Bast(bast) => bast.write(self, logical),
+        };
+        self.scheme = scheme;
+        placed
+    }
+
+    /// A program of page `page` of `block` completed.
+    pub fn program_done(&mut self, block: u32, page: u32) {
+        let bits = match &mut self.scheme {
+            Scheme::Page => return self.page_programmed(block),
+            Scheme::Block(mapping) => &mut mapping.blocks,
+            Scheme::Bast(bast) => &mut bast.blocks,
+        };
+        bits.programmed.set(self.geometry.unit_address(block, page, 0));
+        let index = block as usize;
+        self.blocks.programmed_pages[index] += 1;
+        if self.blocks.state[index] == BlockState::Victim
+            && self.blocks.programmed_pages[index] == self.blocks.allocated_pages[index]
+        {
+            self.ready_erases.push(block);
+        }
+    }
+
+    /// Extra bytes of state held by the block-mapping or BAST scheme.
+    pub fn scheme_state_bytes(&self) -> usize {
+        match &self.scheme {
+            Scheme::Page => 0,
+            Scheme::Block(mapping) => mapping.blocks.state_bytes(),
+            Scheme::Bast(bast) => bast.state_bytes(),
         }
     }
 
@@ -134,16 +253,22 @@ impl Ftl {
         self.free[plane as usize].len()
     }
 
-    /// Whether `plane` is short of free blocks.
+    /// Whether `plane` is short of free blocks (page mapping; block and BAST reclaim on write).
     pub fn needs_gc(&self, plane: u32) -> bool {
-        self.free[plane as usize].len() < self.gc_trigger
+        self.is_page_mapped() && self.free[plane as usize].len() < self.gc_trigger
     }
 
     /// Whether the data at `physical` is on flash (its page programmed) rather than in a buffer.
     #[inline]
     pub fn is_programmed(&self, physical: u32) -> bool {
-        let block = self.geometry.block_of_unit(physical);
-        self.geometry.page_of_unit(physical) < self.blocks.programmed_pages[block as usize]
+        match &self.scheme {
+            Scheme::Page => {
+                let block = self.geometry.block_of_unit(physical);
+                self.geometry.page_of_unit(physical) < self.blocks.programmed_pages[block as usize]
+            }
+            Scheme::Block(mapping) => mapping.blocks.programmed.get(physical),
+            Scheme::Bast(bast) => bast.blocks.programmed.get(physical),
+        }
     }
 
     fn active_block(&self, plane: u32, stream: Stream) -> u32 {
@@ -251,6 +376,19 @@ impl Ftl {
 
     /// An erased victim returns to its plane's free blocks.
     pub fn erase(&mut self, block: u32) {
+        let pages = self.geometry.pages_per_block;
+        let first = self.geometry.unit_address(block, 0, 0);
+        match &mut self.scheme {
+            Scheme::Page => {}
+            Scheme::Block(mapping) => {
+                mapping.blocks.written.clear(first, pages);
+                mapping.blocks.programmed.clear(first, pages);
+            }
+            Scheme::Bast(bast) => {
+                bast.blocks.written.clear(first, pages);
+                bast.blocks.programmed.clear(first, pages);
+            }
+        }
         self.blocks.erase(block);
         self.free[self.geometry.plane_of_block(block) as usize].push_back(block);
         self.counts.erases += 1;
@@ -344,7 +482,11 @@ impl Ftl {
                 }
             }
         }
-        Ok(())
+        match &self.scheme {
+            Scheme::Page => Ok(()),
+            Scheme::Block(mapping) => mapping.check(self),
+            Scheme::Bast(bast) => bast.check(self),
+        }
     }
 
     /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
@@ -380,6 +522,9 @@ impl Ftl {
     ) -> Result<bool, String> {
         if precondition == Precondition::None {
             return Ok(true);
+        }
+        if !self.is_page_mapped() {
+            return self.precondition_mapped(precondition, span_units, overwrites, pattern_rng, progress);
         }
         let random_writes = match precondition {
             Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
@@ -427,6 +572,123 @@ impl Ftl {
         self.counts = PlacementCounts::default();
         Ok(true)
     }
+}
+
+impl Ftl {
+    /// [`Self::precondition`] for block mapping and BAST: the same writes, each with its copies
+    /// and erases completed at once.
+    fn precondition_mapped(
+        &mut self,
+        precondition: Precondition,
+        span_units: u32,
+        overwrites: f64,
+        pattern_rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<bool, String> {
+        let random_writes = match precondition {
+            Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
+            _ => 0,
+        };
+        let total = u64::from(span_units) + random_writes;
+        for done in 0..total {
+            let logical = if done < u64::from(span_units) {
+                done as u32
+            } else {
+                pattern_rng.below(u64::from(span_units)) as u32
+            };
+            self.functional_write(logical)?;
+            if done % (1 << 16) == 0 && !progress(done as f64 / total as f64) {
+                return Ok(false);
+            }
+        }
+        self.counts = PlacementCounts::default();
+        self.ftl_counts = SchemeCounts::default();
+        Ok(true)
+    }
+
+    /// A block-mapping or BAST write with all its programs and erases done at once.
+    fn functional_write(&mut self, logical: u32) -> Result<(), String> {
+        let unit = self.mapped_write(logical).ok_or_else(|| {
+            "preconditioning found a plane without a free block; raise ftl.over_provisioning".to_string()
+        })?;
+        let geometry = self.geometry;
+        self.program_done(geometry.block_of_unit(unit), geometry.page_of_unit(unit));
+        for index in 0..self.work.len() {
+            match self.work[index] {
+                WorkItem::Copy { to, .. } => self.program_done(geometry.block_of_unit(to), geometry.page_of_unit(to)),
+                WorkItem::Erase { block } => self.erase(block),
+            }
+        }
+        while let Some(block) = self.ready_erases.pop() {
+            self.erase(block);
+        }
+        Ok(())
+    }
+}
+
+/// Checks that block mapping and BAST fit the drive (called from `config::validate`): one page
+/// per mapping unit, and enough spare blocks in every plane for the updates in flight and the
+/// plane's share of the log blocks, so a write always finds a free block eventually.
+pub fn check_mapping(scenario: &Scenario) -> Result<(), ConfigError> {
+    let ftl = &scenario.ftl;
+    if ftl.mapping == MappingKind::Page {
+        return Ok(());
+    }
+    let flash = &scenario.flash;
+    if ftl.mapping_unit != flash.page_size {
+        return Err(ConfigError::new(
+            "ftl.mapping_unit",
+            format!(
+                "{} with ftl.mapping = {}; allowed: the page size ({}), since block mapping and BAST map whole pages",
+                ftl.mapping_unit,
+                if ftl.mapping == MappingKind::Block {
+                    "block"
+                } else {
+                    "bast"
+                },
+                flash.page_size
+            ),
+        ));
+    }
+    let planes = u64::from(flash.channels)
+        * u64::from(flash.chips_per_channel)
+        * u64::from(flash.dies_per_chip)
+        * u64::from(flash.planes_per_die);
+    let pages_per_block = u64::from(flash.pages_per_block);
+    let physical_pages = planes * u64::from(flash.blocks_per_plane) * pages_per_block;
+    let logical_pages = (physical_pages as f64 * (1.0 - ftl.over_provisioning)).floor() as u64;
+    let logical_blocks_per_plane = logical_pages.div_ceil(pages_per_block).div_ceil(planes);
+    let spare = u64::from(flash.blocks_per_plane).saturating_sub(logical_blocks_per_plane);
+    let needed = match ftl.mapping {
+        MappingKind::Bast => {
+            if u64::from(ftl.log_blocks) < planes {
+                return Err(ConfigError::new(
+                    "ftl.log_blocks",
+                    format!(
+                        "{} is out of range; allowed: at least one per plane ({planes}), since each plane has its own share",
+                        ftl.log_blocks
+                    ),
+                ));
+            }
+            u64::from(ftl.log_blocks).div_ceil(planes) + 2
+        }
+        _ => 1,
+    };
+    if spare < needed {
+        return Err(ConfigError::new(
+            "ftl.over_provisioning",
+            format!(
+                "{} leaves {spare} spare blocks per plane; allowed: enough for {needed} (one update in flight{})",
+                ftl.over_provisioning,
+                if ftl.mapping == MappingKind::Bast {
+                    ", a merge and the plane's share of ftl.log_blocks"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Host-stream writer for preconditioning: fills program targets in striping order and

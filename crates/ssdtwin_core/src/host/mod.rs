@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use crate::config::{HostConfig, HostMode};
 use crate::sim::time::{Duration, Time};
+use crate::workload::{CommandSpec, Job};
 
 /// PCIe payload efficiency: 256 B maximum payload per TLP with about 24 B of header, sequence
 /// number, LCRC and framing [A].
@@ -74,8 +75,14 @@ pub struct Host {
     pub arrival_gap: Duration,
     /// Commands submitted and not completed.
     pub outstanding: u32,
-    /// Open-loop arrivals waiting for a queue slot (arrival times).
-    pub backlog: VecDeque<Time>,
+    /// Open-loop arrivals waiting for a queue slot.
+    pub backlog: VecDeque<Pending>,
+    /// A `HostArrival` event is scheduled.
+    pub arrival_pending: bool,
+    /// Closed-loop jobs: each keeps its own queue depth of commands in flight.
+    pub jobs: Vec<JobSlot>,
+    /// Job asked first at the next closed-loop submission (round robin).
+    pub next_job: usize,
     pub last_submission: Option<Time>,
     /// A `HostSubmit` event is scheduled.
     pub wakeup_pending: bool,
@@ -96,6 +103,13 @@ impl Host {
             arrival_gap: Duration::from_secs_f64(1.0 / config.arrival_rate),
             outstanding: 0,
             backlog: VecDeque::new(),
+            arrival_pending: false,
+            jobs: vec![JobSlot {
+                queue_depth: config.queue_depth,
+                outstanding: 0,
+                done: false,
+            }],
+            next_job: 0,
             last_submission: None,
             wakeup_pending: false,
             issued: 0,
@@ -113,6 +127,32 @@ impl Host {
         }
     }
 
+    /// Replaces the single host-wide job by the workload's jobs.
+    pub fn set_jobs(&mut self, jobs: &[Job]) {
+        self.jobs = jobs
+            .iter()
+            .map(|job| JobSlot {
+                queue_depth: job.queue_depth,
+                outstanding: 0,
+                done: false,
+            })
+            .collect();
+    }
+
+    /// A closed-loop job that may submit now (round robin among them), if any.
+    pub fn ready_job(&mut self) -> Option<u32> {
+        let count = self.jobs.len();
+        for step in 0..count {
+            let index = (self.next_job + step) % count;
+            let job = &self.jobs[index];
+            if !job.done && job.outstanding < job.queue_depth {
+                self.next_job = (index + 1) % count;
+                return Some(index as u32);
+            }
+        }
+        None
+    }
+
     /// Earliest instant the submission gap allows the next submission.
     pub fn next_allowed(&self) -> Time {
         match self.last_submission {
@@ -120,6 +160,23 @@ impl Host {
             None => Time::ZERO,
         }
     }
+}
+
+/// A command that arrived at the host and waits for a queue slot.
+#[derive(Clone, Copy, Debug)]
+pub struct Pending {
+    pub arrival: Time,
+    pub command: CommandSpec,
+    pub job: u32,
+}
+
+/// A closed-loop job's share of the host queue.
+#[derive(Clone, Copy, Debug)]
+pub struct JobSlot {
+    pub queue_depth: u32,
+    pub outstanding: u32,
+    /// The job has no more commands.
+    pub done: bool,
 }
 
 #[cfg(test)]

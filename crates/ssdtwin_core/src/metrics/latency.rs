@@ -29,6 +29,11 @@ impl LatencyRecorder {
         self.total += u128::from(nanos);
     }
 
+    /// The histogram of latencies [ns] and the exact sum of all latencies [ns].
+    pub fn histogram(&self) -> (&Histogram<u64>, u128) {
+        (&self.histogram, self.total)
+    }
+
     pub fn merged(&self, other: &LatencyRecorder) -> LatencyRecorder {
         let mut merged = self.clone();
         merged.histogram.add(&other.histogram).expect("histograms share bounds");

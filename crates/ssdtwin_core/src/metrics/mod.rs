@@ -1,3 +1,4 @@
 //! Latency histograms, counters and the report.
+pub mod jobs;
 pub mod latency;
 pub mod report;

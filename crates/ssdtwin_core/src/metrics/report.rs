@@ -71,6 +71,61 @@ pub struct EnergyReport {
     pub total: f64,
 }
 
+/// Work of the mapping scheme (`ftl.mapping`) in the measured run: Cho et al.'s Table II.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlReport {
+    /// Valid data copied to reclaim or rewrite blocks: pages copied by block-mapping updates and
+    /// BAST merges, or mapping units copied by page-mapping GC (pages when `mapping_unit` =
+    /// `page_size`).
+    pub valid_page_copies: u64,
+    /// Block erases by cause (block mapping and BAST: counted when decided).
+    pub erases: FtlErases,
+    /// BAST merges by kind.
+    pub merges: FtlMerges,
+    /// Channel transfers addressed to another chip (way) than their channel's previous transfer;
+    /// each paid `flash.channel_switch_time`.
+    pub channel_switches: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlErases {
+    /// Page-mapping garbage collection.
+    pub gc: u64,
+    /// Block mapping: the old block of an updated logical block.
+    pub block_update: u64,
+    /// BAST switch merges (the old data block).
+    pub switch_merge: u64,
+    /// BAST partial merges (the old data block).
+    pub partial_merge: u64,
+    /// BAST full merges (the data block and the log block).
+    pub full_merge: u64,
+    pub total: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FtlMerges {
+    pub switch: u64,
+    pub partial: u64,
+    pub full: u64,
+}
+
+/// Program and erase suspensions (the program-suspend paper, section 4).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct SuspendReport {
+    /// Programs suspended (each suspension counted).
+    pub program: u64,
+    /// Erases suspended (each suspension counted).
+    pub erase: u64,
+    /// Programs completed with 0, 1, 2, ... suspensions.
+    pub per_program: Vec<u64>,
+    /// Erases completed with 0, 1, 2, ... suspensions.
+    pub per_erase: Vec<u64>,
+    /// Mean program array time including suspensions, tPGM,s [us].
+    pub mean_program_time_us: f64,
+    /// Mean erase array time including suspensions [us].
+    pub mean_erase_time_us: f64,
+}
+
 /// About the simulator itself: work done and memory used.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct SimulatorReport {
@@ -97,14 +152,28 @@ pub struct Report {
     pub bandwidth_mib_s: f64,
     pub latency_us: LatencyReport,
     pub flash: FlashCounters,
+    pub ftl: FtlReport,
     pub waf: f64,
     pub queues: QueueReport,
+    pub suspend: SuspendReport,
     pub power_w: PowerReport,
     pub energy_j: EnergyReport,
     pub simulator: SimulatorReport,
+    pub workload: WorkloadReport,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: crate::power::TimeSeries,
+}
+
+/// About the workload: input problems and per-job results (the fio-compatible view).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WorkloadReport {
+    /// Malformed trace lines skipped because `workload.trace.lenient` is set.
+    pub skipped_lines: u64,
+    /// Warnings about the input (fio options ignored with `ignore_unsupported`).
+    pub warnings: Vec<String>,
+    /// One entry per job (fio job, IIoT ingest and query, or the single synthetic/trace stream).
+    pub jobs: Vec<super::jobs::JobReport>,
 }
 
 impl Report {

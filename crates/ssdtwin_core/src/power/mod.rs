@@ -118,7 +118,10 @@ struct DieState {
     run_offset: Duration,
     /// Duration of the whole operation (the profile's time scale).
     duration: Duration,
-    /// Profile offset reached when interrupted.
+    /// The interrupted operation held while suspended: its profile, duration and the offset it
+    /// reached (reads served meanwhile run their own profiles).
+    held_profile: ProfileRange,
+    held_duration: Duration,
     interrupted_at: Duration,
     /// End of the current segment (valid while the profile is active and has started).
     segment_end: Time,
@@ -193,6 +196,8 @@ impl PowerModel {
             run_start: Time::ZERO,
             run_offset: Duration::ZERO,
             duration: Duration::ZERO,
+            held_profile: ProfileRange::default(),
+            held_duration: Duration::ZERO,
             interrupted_at: Duration::ZERO,
             segment_end: Time::ZERO,
             transfer_start: Time::ZERO,
@@ -280,24 +285,25 @@ impl PowerModel {
         state.run_offset = Duration::ZERO;
         state.duration = duration;
         state.segment_end = start + self.profiles.boundary(profile.first, duration);
-        state.suspended = false;
         self.refresh(die, now);
     }
 
-    /// The array operation of `die` stops at `now` (program or erase suspend): the rest of its
-    /// profile is dropped and the die draws the suspended current until it resumes or ends.
+    /// The array operation of `die` is suspended at `now`; its array stopped at `stopped` (≤ `now`,
+    /// the end of the running ISPP step; until `now` the die was entering suspend at its profile's
+    /// current). The rest of the profile is held: reads may run meanwhile, and between them the die
+    /// draws the suspended current until [`Self::die_op_resume`].
     #[inline]
-    pub fn die_op_interrupt(&mut self, now: Time, die: u32) {
+    pub fn die_op_interrupt(&mut self, now: Time, die: u32, stopped: Time) {
         if !self.enabled {
             return;
         }
         self.advance(now);
         self.refresh(die, now);
         let state = &mut self.dies[die as usize];
-        if state.segment < state.profile.end {
-            state.interrupted_at = state.run_offset + now.since(state.run_start);
-            state.segment = state.profile.end;
-        }
+        state.held_profile = state.profile;
+        state.held_duration = state.duration;
+        state.interrupted_at = (state.run_offset + stopped.since(state.run_start)).min(state.duration);
+        state.segment = state.profile.end;
         state.suspended = true;
         self.refresh(die, now);
     }
@@ -315,6 +321,8 @@ impl PowerModel {
         let state = &mut self.dies[die as usize];
         let offset = state.interrupted_at;
         state.suspended = false;
+        state.profile = state.held_profile;
+        state.duration = state.held_duration;
         state.run_start = start;
         state.run_offset = offset;
         state.segment = state.profile.first;
@@ -362,7 +370,6 @@ impl PowerModel {
             "die {die} ends its operation at {now} during a transfer"
         );
         state.segment = state.profile.end;
-        state.suspended = false;
         if state.in_op {
             state.in_op = false;
             let channel = state.channel as usize;
@@ -555,10 +562,10 @@ impl PowerModel {
         let transferring = state.transfer_start <= now && now < state.transfer_end;
         let core = if array {
             self.segment_powers[state.segment as usize]
+        } else if transferring || (state.in_op && !state.suspended) {
+            self.bus_idle
         } else if state.suspended {
             self.suspended
-        } else if state.in_op || transferring {
-            self.bus_idle
         } else {
             self.standby
         };
@@ -635,7 +642,7 @@ mod tests {
         // restarts at 550 us and runs the remaining 750 us of the profile.
         let mut split = PowerModel::new(&config, 1, 1, 3);
         split.die_op_start(us(0), 0, us(0), OpClass::Program, 1, program);
-        split.die_op_interrupt(us(250), 0);
+        split.die_op_interrupt(us(250), 0, us(250));
         split.die_op_resume(us(400), 0, us(550));
         split.die_op_end(us(1300), 0);
         let (_, split_energy, _) = split.finish(us(1300));

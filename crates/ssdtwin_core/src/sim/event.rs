@@ -23,6 +23,12 @@ pub enum Event {
     ReadSensed { die: u32 },
     /// A die finished its operation (read data out, program, erase).
     DieDone { die: u32 },
+    /// A program or erase finished its array phase, unless `generation` is stale (it was suspended).
+    ArrayDone { die: u32, generation: u32 },
+    /// A suspended program or erase has entered suspend: the die may serve reads.
+    SuspendEntered { die: u32, generation: u32 },
+    /// The die-level harness issues its operation number `index`.
+    ProbeIssue { index: u32 },
     /// A read served from controller DRAM finished.
     BufferReadDone { transaction: u32 },
     /// A command's completion reached the host.

@@ -1,5 +1,6 @@
 //! Time, the event queue, the random number generator and the assembled simulation.
 pub mod event;
+pub mod harness;
 pub mod rng;
 pub mod simulation;
 pub mod time;

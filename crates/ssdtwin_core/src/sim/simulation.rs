@@ -5,6 +5,8 @@
 //! hands each to its handler until the workload is done. All state lives in this value: no
 //! globals, so simulations on different threads never meet.
 
+mod mapped;
+
 use std::time::Instant;
 
 use super::event::{Event, EventQueue};
@@ -13,19 +15,23 @@ use super::time::{Duration, Time};
 use super::{Progress, RunError};
 use crate::config::{ConfigError, HostMode, Scenario};
 use crate::controller::scheduler::{Choice, Scheduler};
+use crate::controller::suspend::{ArrayKind, ArrayOp, ArrayState, SuspendLimits};
+use crate::controller::ProbeAction;
 use crate::controller::{
     Command, Die, FlashOp, OpKind, OpenProgram, PlaneGc, Slab, Transaction, GC_READ_WINDOW, MAX_PLANES,
 };
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::{Ftl, Stream};
-use crate::host::{Host, PcieLink};
+use crate::host::{Host, PcieLink, Pending};
+use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    EnergyReport, FlashCounters, LatencyReport, PowerReport, QueueReport, Report, SimulatorReport,
+    EnergyReport, FlashCounters, LatencyReport, PowerReport, QueueReport, Report, SimulatorReport, SuspendReport,
+    WorkloadReport,
 };
 use crate::power::{Direction, OpClass, PowerModel, TimeSeries};
-use crate::workload::synthetic::Synthetic;
+use crate::workload::{Pacing, Source};
 
 /// Events between two looks at the wall clock for progress reports.
 const PROGRESS_EVENT_STRIDE: u64 = 1 << 14;
@@ -69,7 +75,12 @@ pub struct Simulation {
     now: Time,
     host: Host,
     link: PcieLink,
-    workload: Synthetic,
+    workload: Source,
+    pacing: Pacing,
+    /// The next timed arrival, drawn from the source when its `HostArrival` was scheduled.
+    next_arrival: Option<Pending>,
+    /// A workload input error (malformed trace line) that ends the run.
+    workload_error: Option<String>,
     span_units: u32,
     ftl: Ftl,
     channels: Vec<Channel>,
@@ -93,15 +104,37 @@ pub struct Simulation {
     flash_rng: Rng,
     precondition_rng: Rng,
     // Measurements.
-    read_latency: LatencyRecorder,
-    write_latency: LatencyRecorder,
+    job_metrics: Vec<JobMetrics>,
     completed: u64,
     bytes_moved: u64,
     last_completion: Time,
     counters: FlashCounters,
     hol_events: u64,
     events_handled: u64,
+    suspend: SuspendTally,
+    /// Operations of the die-level harness and when each completed.
+    probes: Vec<Probe>,
     power: PowerModel,
+}
+
+/// An operation the die-level harness issues at a given time.
+#[derive(Clone, Copy, Debug)]
+pub struct Probe {
+    pub at: Time,
+    pub die: u32,
+    pub action: ProbeAction,
+    pub done: Option<Time>,
+}
+
+/// Suspension counts and suspended operation times, summed as operations complete.
+#[derive(Debug, Default)]
+struct SuspendTally {
+    program: u64,
+    erase: u64,
+    per_program: Vec<u64>,
+    per_erase: Vec<u64>,
+    program_time: Duration,
+    erase_time: Duration,
 }
 
 impl Simulation {
@@ -147,13 +180,19 @@ impl Simulation {
                 ),
             ));
         }
-        let workload = Synthetic::new(
-            workload_config,
-            geometry.unit_bytes,
-            span_units,
-            Rng::stream(scenario.seed, "workload"),
-        );
-        let host = Host::new(&scenario.host, workload_config.io_count, workload_config.duration);
+        let workload = Source::new(scenario, geometry.unit_bytes, span_units)?;
+        let pacing = workload.pacing(scenario);
+        let jobs = workload.jobs(scenario.host.queue_depth);
+        let mut host = match workload {
+            // Traces and job files end where their files say.
+            Source::Trace(_) | Source::Fio(_) => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
+            _ => Host::new(&scenario.host, workload_config.io_count, workload_config.duration),
+        };
+        if let Source::Fio(_) = workload {
+            host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
+        }
+        host.set_jobs(&jobs);
+        let job_metrics = jobs.iter().map(JobMetrics::new).collect();
 
         Ok(Simulation {
             scenario: scenario.clone(),
@@ -164,10 +203,13 @@ impl Simulation {
             link: PcieLink::new(&scenario.host),
             host,
             workload,
+            pacing,
+            next_arrival: None,
+            workload_error: None,
             span_units,
-            channels: vec![Channel::default(); geometry.channels as usize],
+            channels: vec![Channel::new(scenario.flash.channel_switch_time); geometry.channels as usize],
             dies: (0..geometry.dies).map(|_| Die::default()).collect(),
-            scheduler: Scheduler::new(scenario.controller.scheduler),
+            scheduler: Scheduler::new(&scenario.controller),
             commands: Slab::default(),
             transactions: Slab::default(),
             ops: Slab::default(),
@@ -191,14 +233,15 @@ impl Simulation {
             flash_rng: Rng::stream(scenario.seed, "flash"),
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             ftl,
-            read_latency: LatencyRecorder::default(),
-            write_latency: LatencyRecorder::default(),
+            job_metrics,
             completed: 0,
             bytes_moved: 0,
             last_completion: Time::ZERO,
             counters: FlashCounters::default(),
             hol_events: 0,
             events_handled: 0,
+            suspend: SuspendTally::default(),
+            probes: Vec::new(),
             power: PowerModel::new(
                 &scenario.power,
                 geometry.channels,
@@ -213,9 +256,14 @@ impl Simulation {
         &self.ftl
     }
 
+    /// Suspensions so far.
+    pub fn suspend_report(&self) -> SuspendReport {
+        self.suspend.report()
+    }
+
     /// Bytes of simulator state that scale with the drive (mapping table and block table).
     pub fn state_bytes(&self) -> usize {
-        self.ftl.mapping.state_bytes() + self.ftl.blocks.state_bytes()
+        self.ftl.mapping.state_bytes() + self.ftl.blocks.state_bytes() + self.ftl.scheme_state_bytes()
     }
 
     /// Preconditions the drive and runs the workload to completion.
@@ -243,7 +291,10 @@ impl Simulation {
             return Err(RunError::Interrupted);
         }
         let precondition_wall = started.elapsed();
-        if self.host.mode == HostMode::Open {
+        if self.pacing == Pacing::Timed {
+            self.schedule_next_arrival();
+        } else if self.host.mode == HostMode::Open {
+            self.host.arrival_pending = true;
             self.events.schedule(Time::ZERO, Event::HostArrival);
         }
         self.host_try_submit();
@@ -251,22 +302,13 @@ impl Simulation {
         while let Some((time, event)) = self.events.pop() {
             self.now = time;
             self.events_handled += 1;
-            match event {
-                Event::HostSubmit => {
-                    self.host.wakeup_pending = false;
-                    self.host_try_submit();
-                }
-                Event::HostArrival => self.on_host_arrival(),
-                Event::CommandArrived { command } => self.on_command_arrived(command),
-                Event::ReadSensed { die } => self.on_read_sensed(die),
-                Event::DieDone { die } => self.on_die_done(die),
-                Event::BufferReadDone { transaction } => {
-                    self.finish_read_transaction(transaction);
-                    self.admit();
-                }
-                Event::CommandCompleted { command } => self.on_command_completed(command),
-            }
-            if self.host.outstanding == 0 && !self.host.more_to_issue(self.now) && self.host.backlog.is_empty() {
+            self.dispatch(event);
+            self.check_workload()?;
+            if self.host.outstanding == 0
+                && self.host.backlog.is_empty()
+                && !self.host.arrival_pending
+                && !self.host.wakeup_pending
+            {
                 break;
             }
             if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE)
@@ -278,6 +320,7 @@ impl Simulation {
                 }
             }
         }
+        self.check_workload()?;
         if self.host.outstanding > 0 {
             return Err(RunError::Stalled(format!(
                 "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
@@ -290,8 +333,72 @@ impl Simulation {
         Ok(self.report(started.elapsed(), precondition_wall, power))
     }
 
+    /// Ends the run with the workload's input error (a malformed trace line), if there was one.
+    fn check_workload(&mut self) -> Result<(), RunError> {
+        match self.workload_error.take() {
+            None => Ok(()),
+            Some(message) => {
+                let key = match self.workload {
+                    Source::Trace(_) => "workload.trace.path",
+                    _ => "workload",
+                };
+                Err(RunError::Config(ConfigError::new(key, message)))
+            }
+        }
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::HostSubmit => {
+                self.host.wakeup_pending = false;
+                self.host_try_submit();
+            }
+            Event::HostArrival => self.on_host_arrival(),
+            Event::CommandArrived { command } => self.on_command_arrived(command),
+            Event::ReadSensed { die } => self.on_read_sensed(die),
+            Event::DieDone { die } => self.on_die_done(die),
+            Event::ArrayDone { die, generation } => self.on_array_done(die, generation),
+            Event::SuspendEntered { die, generation } => self.on_suspend_entered(die, generation),
+            Event::ProbeIssue { index } => self.on_probe_issue(index),
+            Event::BufferReadDone { transaction } => {
+                self.finish_read_transaction(transaction);
+                self.admit();
+            }
+            Event::CommandCompleted { command } => self.on_command_completed(command),
+        }
+    }
+
+    /// Runs harness operations (issued with `probe`) on an idle, empty drive until all complete;
+    /// returns every probe with its completion time. The host submits nothing.
+    pub fn run_probes(&mut self, probes: &[Probe]) -> Vec<Probe> {
+        self.probes = probes.to_vec();
+        for (index, probe) in probes.iter().enumerate() {
+            self.events
+                .schedule(probe.at, Event::ProbeIssue { index: index as u32 });
+        }
+        while let Some((time, event)) = self.events.pop() {
+            self.now = time;
+            self.dispatch(event);
+        }
+        std::mem::take(&mut self.probes)
+    }
+
+    fn on_probe_issue(&mut self, index: u32) {
+        let probe = self.probes[index as usize];
+        self.enqueue_op(
+            probe.die,
+            OpKind::Probe {
+                id: index,
+                action: probe.action,
+            },
+            false,
+        );
+    }
+
     fn progress(&self) -> Progress {
-        let fraction = if self.host.io_count > 0 {
+        let fraction = if let Some(fraction) = self.workload.progress(self.now) {
+            fraction
+        } else if self.host.io_count > 0 {
             self.completed as f64 / self.host.io_count as f64
         } else {
             self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
@@ -309,20 +416,24 @@ impl Simulation {
     /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
     fn host_try_submit(&mut self) {
         loop {
-            if self.host.outstanding >= self.host.queue_depth {
+            if self.host.outstanding >= self.host.queue_depth || self.workload_error.is_some() {
                 return;
             }
-            let arrival = match self.host.mode {
-                HostMode::Closed => {
-                    if !self.host.more_to_issue(self.now) {
-                        return;
-                    }
-                    self.now
+            // Open loop and timed sources submit what has arrived; closed-loop jobs make their
+            // next command when they have room.
+            let job = if self.host.mode == HostMode::Open || self.pacing == Pacing::Timed {
+                if self.host.backlog.is_empty() {
+                    return;
                 }
-                HostMode::Open => match self.host.backlog.front() {
-                    Some(&arrival) => arrival,
+                None
+            } else {
+                if !self.host.more_to_issue(self.now) {
+                    return;
+                }
+                match self.host.ready_job() {
+                    Some(job) => Some(job),
                     None => return,
-                },
+                }
             };
             let allowed = self.host.next_allowed();
             if allowed > self.now {
@@ -332,19 +443,46 @@ impl Simulation {
                 }
                 return;
             }
-            if self.host.mode == HostMode::Open {
-                self.host.backlog.pop_front();
+            match job {
+                None => {
+                    let pending = self.host.backlog.pop_front().expect("checked above");
+                    self.submit_command(pending);
+                }
+                Some(job) => match self.workload.next(job, self.now) {
+                    Ok(Some((command, _, _))) => {
+                        self.host.issued += 1;
+                        let arrival = self.now;
+                        self.submit_command(Pending { arrival, command, job });
+                    }
+                    Ok(None) => self.host.jobs[job as usize].done = true,
+                    Err(message) => self.workload_error = Some(message),
+                },
             }
-            self.submit_command(arrival);
         }
     }
 
-    /// Open loop: one arrival now, the next one an arrival gap later.
+    /// An open-loop or timed arrival: it joins the host's backlog; the next one is scheduled.
     fn on_host_arrival(&mut self) {
-        if self.host.more_to_issue(self.now) {
-            self.host.backlog.push_back(self.now);
+        self.host.arrival_pending = false;
+        if self.pacing == Pacing::Timed {
+            if let Some(pending) = self.next_arrival.take() {
+                self.host.backlog.push_back(pending);
+                self.host.issued += 1;
+            }
+            self.schedule_next_arrival();
+        } else if self.host.more_to_issue(self.now) {
+            match self.workload.next(0, self.now) {
+                Ok(Some((command, job, _))) => self.host.backlog.push_back(Pending {
+                    arrival: self.now,
+                    command,
+                    job,
+                }),
+                Ok(None) => {}
+                Err(message) => self.workload_error = Some(message),
+            }
             self.host.issued += 1;
             if self.host.more_to_issue(self.now + self.host.arrival_gap) {
+                self.host.arrival_pending = true;
                 self.events
                     .schedule(self.now + self.host.arrival_gap, Event::HostArrival);
             }
@@ -352,15 +490,35 @@ impl Simulation {
         self.host_try_submit();
     }
 
-    fn submit_command(&mut self, arrival: Time) {
-        let spec = self.workload.next_command();
-        if self.host.mode == HostMode::Closed {
-            self.host.issued += 1;
+    /// Draws the next timed request and schedules its arrival (never before now).
+    fn schedule_next_arrival(&mut self) {
+        match self.workload.next(0, self.now) {
+            Ok(Some((command, job, arrival))) => {
+                let arrival = arrival.unwrap_or(self.now).max(self.now);
+                if self.host.more_to_issue(arrival) {
+                    self.next_arrival = Some(Pending { arrival, command, job });
+                    self.host.arrival_pending = true;
+                    self.events.schedule(arrival, Event::HostArrival);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => self.workload_error = Some(message),
         }
+    }
+
+    fn submit_command(&mut self, pending: Pending) {
+        let Pending {
+            arrival,
+            command: spec,
+            job,
+        } = pending;
         self.host.outstanding += 1;
+        self.host.jobs[job as usize].outstanding += 1;
         self.host.last_submission = Some(self.now);
         let command = self.commands.insert(Command {
             arrival,
+            submitted: self.now,
+            job,
             is_read: spec.is_read,
             first_unit: spec.first_unit,
             units: spec.units,
@@ -402,15 +560,18 @@ impl Simulation {
     fn on_command_completed(&mut self, command: u32) {
         let done = self.commands.remove(command);
         let latency = self.now.since(done.arrival);
-        if done.is_read {
-            self.read_latency.record(latency);
-        } else {
-            self.write_latency.record(latency);
-        }
+        let bytes = u64::from(done.units) * self.geometry.unit_bytes;
+        self.job_metrics[done.job as usize].record(
+            done.is_read,
+            latency,
+            self.now.since(done.submitted),
+            bytes,
+            self.now,
+        );
+        self.host.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;
-        self.bytes_moved += u64::from(done.units) * self.geometry.unit_bytes;
-        self.power
-            .host_completion(self.now, u64::from(done.units) * self.geometry.unit_bytes);
+        self.bytes_moved += bytes;
+        self.power.host_completion(self.now, bytes);
         self.last_completion = self.now;
         self.host.outstanding -= 1;
         self.host_try_submit();
@@ -471,6 +632,9 @@ impl Simulation {
     }
 
     fn admit_write(&mut self, transaction: u32) -> bool {
+        if !self.ftl.is_page_mapped() {
+            return self.admit_mapped_write(transaction);
+        }
         if self.pending_program.is_some() {
             return false;
         }
@@ -550,14 +714,25 @@ impl Simulation {
         self.ops.insert(FlashOp {
             kind,
             sequence: self.op_sequence,
+            queued_at: self.now,
         })
     }
 
     fn enqueue_host_op(&mut self, die: u32, kind: OpKind) {
+        self.enqueue_op(die, kind, true);
+    }
+
+    /// Queues an operation in the die's target command queue; a read may suspend a program there.
+    fn enqueue_op(&mut self, die: u32, kind: OpKind, takes_slot: bool) {
         let op = self.new_op(kind);
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
-        state.host_slots += 1;
+        if takes_slot {
+            state.host_slots += 1;
+        }
+        if kind.is_host_read() {
+            self.request_suspend(die);
+        }
         self.try_start(die);
     }
 
@@ -575,16 +750,42 @@ impl Simulation {
         if state.running.is_some() {
             return;
         }
-        let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items) else {
-            return;
+        let op = if let Some(array) = state.array.as_mut() {
+            // A suspended die serves waiting host reads only, then resumes.
+            let ArrayState::Suspended { reads_served } = array.state else {
+                unreachable!("a running array operation occupies the die")
+            };
+            let ops = &self.ops;
+            let read = (reads_served < self.scenario.flash.suspend.reads_per_suspend)
+                .then(|| state.queues.host.iter().position(|&op| ops[op].kind.is_host_read()))
+                .flatten();
+            let Some(index) = read else {
+                self.resume(die);
+                return;
+            };
+            array.state = ArrayState::Suspended {
+                reads_served: reads_served + 1,
+            };
+            state.queues.host.remove(index).expect("a queued read")
+        } else {
+            let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items, self.now) else {
+                return;
+            };
+            match choice {
+                Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
+                Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
+            }
         };
-        let op = match choice {
-            Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
-            Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
-        };
+        self.start_op(die, op);
+    }
+
+    /// Starts `op` on the idle `die`.
+    fn start_op(&mut self, die: u32, op: u32) {
+        let state = &mut self.dies[die as usize];
         state.running = Some(op);
         state.busy_since = self.now;
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        channel.select(self.geometry.chip_of_die(die));
         match self.ops[op].kind {
             OpKind::HostRead { transaction } => {
                 // Serve every queued host read of the same page with this one sense.
@@ -616,7 +817,7 @@ impl Simulation {
                 self.counters.reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
-            OpKind::GcRead { page, .. } => {
+            OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
                 let page_type = self.geometry.page_type(page);
                 let sensing = channel.reserve(self.now, self.timing.command);
                 let t_read = self.timing.read[page_type];
@@ -635,28 +836,134 @@ impl Simulation {
                 let transfer = self.timing.program_transfer(units);
                 let loaded = channel.reserve(self.now, transfer);
                 let page_type = self.geometry.page_type(pages[0].1);
-                let program_time = self.timing.program_time(page_type, &mut self.flash_rng);
+                let length = self.timing.program_time(page_type, &mut self.flash_rng);
                 self.power
-                    .die_op_start(self.now, die, loaded, OpClass::Program, page_type, program_time);
+                    .die_op_start(self.now, die, loaded, OpClass::Program, page_type, length);
                 self.power.transfer(self.now, die, loaded, transfer, Direction::In);
                 self.power
                     .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
-                let done = loaded + program_time;
                 match stream {
                     Stream::User => self.counters.programs += u64::from(page_count),
                     Stream::Gc => self.counters.gc_programs += u64::from(page_count),
                 }
-                self.events.schedule(done, Event::DieDone { die });
+                self.begin_array(die, op, ArrayKind::Program, loaded, length);
             }
             OpKind::Erase { .. } => {
-                let erasing = channel.reserve(self.now, self.timing.command);
+                let start = channel.reserve(self.now, self.timing.command);
                 self.power
-                    .die_op_start(self.now, die, erasing, OpClass::Erase, 0, self.timing.erase);
-                let done = erasing + self.timing.erase;
+                    .die_op_start(self.now, die, start, OpClass::Erase, 0, self.timing.erase);
                 self.counters.erases += 1;
-                self.events.schedule(done, Event::DieDone { die });
+                self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase);
+            }
+            OpKind::Probe { action, .. } => match action {
+                ProbeAction::Read { page_type } => {
+                    let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type as usize];
+                    self.events.schedule(sensed, Event::ReadSensed { die });
+                }
+                ProbeAction::Program { page_type } => {
+                    let loaded = channel.reserve(self.now, self.timing.program_transfer(self.geometry.units_per_page));
+                    let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
+                    self.begin_array(die, op, ArrayKind::Program, loaded, length);
+                }
+                ProbeAction::Erase => {
+                    let start = channel.reserve(self.now, self.timing.command);
+                    self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase);
+                }
+            },
+        }
+    }
+
+    // ------------------------------------------------------------- suspend
+
+    /// A program or erase enters its array phase at `start` for `length` (without suspensions).
+    fn begin_array(&mut self, die: u32, op: u32, kind: ArrayKind, start: Time, length: Duration) {
+        let limits = SuspendLimits::for_operation(&self.scenario.flash.suspend, kind, length);
+        let array = ArrayOp::new(kind, op, start, length, limits);
+        let state = &mut self.dies[die as usize];
+        state.array = Some(array);
+        state.generation = state.generation.wrapping_add(1);
+        let generation = state.generation;
+        self.events.schedule(array.end, Event::ArrayDone { die, generation });
+        if limits.max_suspensions > 0 {
+            let ops = &self.ops;
+            if state.queues.host.iter().any(|&queued| ops[queued].kind.is_host_read()) {
+                self.request_suspend(die);
             }
         }
+    }
+
+    /// A host read waits at `die`: suspend its program or erase at the end of the current step,
+    /// if allowed.
+    fn request_suspend(&mut self, die: u32) {
+        let state = &mut self.dies[die as usize];
+        let Some(array) = state.array.as_mut() else {
+            return;
+        };
+        if !array.may_suspend() {
+            return;
+        }
+        let Some(at) = array.next_safe_point(self.now) else {
+            return;
+        };
+        let free = array.stop_at(at);
+        match array.kind {
+            ArrayKind::Program => self.suspend.program += 1,
+            ArrayKind::Erase => self.suspend.erase += 1,
+        }
+        state.generation = state.generation.wrapping_add(1);
+        let generation = state.generation;
+        self.events.schedule(free, Event::SuspendEntered { die, generation });
+    }
+
+    /// The die stopped its program or erase and may serve reads.
+    fn on_suspend_entered(&mut self, die: u32, generation: u32) {
+        let state = &mut self.dies[die as usize];
+        if state.generation != generation {
+            return;
+        }
+        let array = state.array.as_mut().expect("a suspended operation");
+        array.state = ArrayState::Suspended { reads_served: 0 };
+        let stopped = Time::from_nanos(self.now.as_nanos().saturating_sub(array.limits.enter.as_nanos()));
+        self.power.die_op_interrupt(self.now, die, stopped);
+        state.running = None;
+        state.busy += self.now.since(state.busy_since);
+        self.try_start(die);
+    }
+
+    /// No more reads to serve while suspended: continue the program or erase.
+    fn resume(&mut self, die: u32) {
+        let state = &mut self.dies[die as usize];
+        let array = state.array.as_mut().expect("a suspended operation");
+        let end = array.resume(self.now);
+        self.power.die_op_resume(self.now, die, array.stretch_start);
+        state.running = Some(array.op);
+        state.busy_since = self.now;
+        state.generation = state.generation.wrapping_add(1);
+        let generation = state.generation;
+        self.events.schedule(end, Event::ArrayDone { die, generation });
+        let ops = &self.ops;
+        if state.queues.host.iter().any(|&queued| ops[queued].kind.is_host_read()) {
+            self.request_suspend(die);
+        }
+    }
+
+    fn on_array_done(&mut self, die: u32, generation: u32) {
+        let state = &mut self.dies[die as usize];
+        if state.generation != generation {
+            return;
+        }
+        let array = state.array.take().expect("an array operation is running");
+        let (histogram, total) = match array.kind {
+            ArrayKind::Program => (&mut self.suspend.per_program, &mut self.suspend.program_time),
+            ArrayKind::Erase => (&mut self.suspend.per_erase, &mut self.suspend.erase_time),
+        };
+        let suspensions = array.suspensions as usize;
+        if histogram.len() <= suspensions {
+            histogram.resize(suspensions + 1, 0);
+        }
+        histogram[suspensions] += 1;
+        *total += array.total_time(self.now);
+        self.on_die_done(die);
     }
 
     /// Sensed data leaves the die over the channel.
@@ -666,9 +973,12 @@ impl Simulation {
         let units = match self.ops[op].kind {
             OpKind::HostRead { .. } => state.batch.len() as u32,
             OpKind::GcRead { units, .. } => units,
+            OpKind::CopyRead { .. } => 1,
+            OpKind::Probe { .. } => 1,
             _ => unreachable!("only reads sense"),
         };
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        channel.select(self.geometry.chip_of_die(die));
         let transfer = self.timing.read_transfer(units);
         let done = channel.reserve(self.now, transfer);
         self.power.transfer(self.now, die, done, transfer, Direction::Out);
@@ -693,21 +1003,24 @@ impl Simulation {
                 self.dies[die as usize].batch = served;
             }
             OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page),
+            OpKind::CopyRead { .. } => {}
             OpKind::Program {
                 stream,
                 pages,
                 page_count,
                 units,
             } => {
-                for &(block, _) in &pages[..page_count as usize] {
-                    self.ftl.page_programmed(block);
+                for &(block, page) in &pages[..page_count as usize] {
+                    self.ftl.program_done(block, page);
                 }
+                self.issue_ready_erases();
                 if stream == Stream::User {
                     self.dies[die as usize].host_slots -= 1;
                     self.frame_used -= units;
                 }
             }
             OpKind::Erase { block } => self.on_erase_done(block),
+            OpKind::Probe { id, .. } => self.probes[id as usize].done = Some(self.now),
         }
         self.try_start(die);
         if let Some((pending_die, pending_op)) = self.pending_program {
@@ -840,7 +1153,14 @@ impl Simulation {
     ) -> Report {
         let simulated = self.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
-        let all = self.read_latency.merged(&self.write_latency);
+        // Each command's latency is recorded once, in its job; the drive's are their union.
+        let merge = |is_read: bool| {
+            self.job_metrics
+                .iter()
+                .fold(LatencyRecorder::default(), |sum, job| sum.merged(&job.latency(is_read)))
+        };
+        let (read_latency, write_latency) = (merge(true), merge(false));
+        let all = read_latency.merged(&write_latency);
         let placed = self.ftl.counts;
         let waf = if placed.user_units > 0 {
             (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
@@ -864,16 +1184,18 @@ impl Simulation {
             iops: per_second(self.completed as f64),
             bandwidth_mib_s: per_second(self.bytes_moved as f64 / (1024.0 * 1024.0)),
             latency_us: LatencyReport {
-                read: self.read_latency.summary(),
-                write: self.write_latency.summary(),
+                read: read_latency.summary(),
+                write: write_latency.summary(),
                 all: all.summary(),
             },
             flash: self.counters.clone(),
+            ftl: self.ftl_report(),
             waf,
             queues: QueueReport {
                 hol_events: self.hol_events,
                 die_utilization: die_utilization.min(1.0),
             },
+            suspend: self.suspend.report(),
             power_w,
             energy_j,
             simulator: SimulatorReport {
@@ -882,7 +1204,33 @@ impl Simulation {
                 logical_units: self.ftl.logical_units() as u64,
                 state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
             },
+            workload: WorkloadReport {
+                skipped_lines: self.workload.skipped_lines(),
+                warnings: self.workload.warnings(),
+                jobs: self.job_metrics.iter().map(JobMetrics::report).collect(),
+            },
             timeseries,
+        }
+    }
+}
+
+impl SuspendTally {
+    fn report(&self) -> SuspendReport {
+        let mean = |total: Duration, histogram: &[u64]| {
+            let count: u64 = histogram.iter().sum();
+            if count > 0 {
+                total.as_micros_f64() / count as f64
+            } else {
+                0.0
+            }
+        };
+        SuspendReport {
+            program: self.program,
+            erase: self.erase,
+            per_program: self.per_program.clone(),
+            per_erase: self.per_erase.clone(),
+            mean_program_time_us: mean(self.program_time, &self.per_program),
+            mean_erase_time_us: mean(self.erase_time, &self.per_erase),
         }
     }
 }

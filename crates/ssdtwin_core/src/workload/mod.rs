@@ -1,5 +1,17 @@
-//! Workloads: where host commands come from. One generator per kind behind a closed enum.
+//! Workloads: where host commands come from. One source per kind behind a closed enum.
+//!
+//! A source either paces itself (`Timed`: every request carries its arrival time; traces replayed
+//! `timed` and the IIoT generator) or is paced by the host (`Closed`: each job keeps its own
+//! number of commands in flight and asks for its next command when one completes; synthetic
+//! workloads, fio jobs, traces replayed `as_fast_as_possible`).
+pub mod fio;
+pub mod iiot;
 pub mod synthetic;
+pub mod trace;
+
+use crate::config::{ConfigError, Replay, Scenario, WorkloadKind};
+use crate::sim::rng::Rng;
+use crate::sim::time::Time;
 
 /// One host command, in mapping units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -9,4 +21,130 @@ pub struct CommandSpec {
     pub first_unit: u32,
     /// Length in mapping units.
     pub units: u32,
+}
+
+/// A job (stream) of a workload: its name in reports and, for closed-loop sources, the commands
+/// it keeps in flight.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub name: String,
+    pub queue_depth: u32,
+}
+
+/// How the host paces a source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pacing {
+    /// Each job keeps its queue depth of commands in flight.
+    Closed,
+    /// Requests arrive at their own times.
+    Timed,
+}
+
+/// The workload of a simulation.
+#[derive(Debug)]
+pub enum Source {
+    Synthetic(synthetic::Synthetic),
+    Trace(trace::TraceSource),
+    Fio(fio::FioWorkload),
+    Iiot(iiot::Iiot),
+}
+
+impl Source {
+    /// Builds the source of `scenario`. `span_units` is the addressed logical space.
+    pub fn new(scenario: &Scenario, unit_bytes: u64, span_units: u32) -> Result<Source, ConfigError> {
+        let config = &scenario.workload;
+        let rng = Rng::stream(scenario.seed, "workload");
+        Ok(match config.kind {
+            WorkloadKind::Synthetic => {
+                Source::Synthetic(synthetic::Synthetic::new(config, unit_bytes, span_units, rng))
+            }
+            WorkloadKind::Trace => Source::Trace(
+                trace::TraceSource::new(&config.trace, unit_bytes, u64::from(span_units))
+                    .map_err(|message| ConfigError::new("workload.trace.path", message))?,
+            ),
+            WorkloadKind::Fio => {
+                let path = &config.fio.job;
+                let text = std::fs::read_to_string(path)
+                    .map_err(|error| ConfigError::new("workload.fio.job", format!("cannot read {path}: {error}")))?;
+                let file = fio::parse(
+                    &text,
+                    path,
+                    u64::from(span_units) * unit_bytes,
+                    config.fio.ignore_unsupported,
+                )
+                .map_err(|message| ConfigError::new("workload.fio.job", message))?;
+                Source::Fio(fio::FioWorkload::new(file, unit_bytes, scenario.seed))
+            }
+            WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
+        })
+    }
+
+    pub fn pacing(&self, scenario: &Scenario) -> Pacing {
+        match self {
+            Source::Trace(_) if scenario.workload.trace.replay == Replay::Timed => Pacing::Timed,
+            Source::Iiot(_) => Pacing::Timed,
+            _ => Pacing::Closed,
+        }
+    }
+
+    /// The jobs; closed-loop jobs other than fio's use the host queue depth.
+    pub fn jobs(&self, host_queue_depth: u32) -> Vec<Job> {
+        let one = |name: &str| Job {
+            name: name.to_string(),
+            queue_depth: host_queue_depth,
+        };
+        match self {
+            Source::Synthetic(_) => vec![one("synthetic")],
+            Source::Trace(_) => vec![one("trace")],
+            Source::Fio(workload) => workload
+                .jobs()
+                .map(|job| Job {
+                    name: job.name.clone(),
+                    queue_depth: job.iodepth,
+                })
+                .collect(),
+            Source::Iiot(_) => vec![one("ingest"), one("query")],
+        }
+    }
+
+    /// Closed loop: the next command of `job` at `now`; `None` once the job is done.
+    /// Timed: the next request, its job and arrival time, whatever `job`.
+    pub fn next(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
+        Ok(match self {
+            Source::Synthetic(synthetic) => Some((synthetic.next_command(), 0, None)),
+            Source::Trace(trace) => trace
+                .next_request()?
+                .map(|(arrival, command)| (command, 0, Some(arrival))),
+            Source::Fio(workload) => workload.next(job as usize, now).map(|command| (command, job, None)),
+            Source::Iiot(iiot) => {
+                let (arrival, command, job) = iiot.next_request();
+                Some((command, job, Some(arrival)))
+            }
+        })
+    }
+
+    /// Fraction done, for sources that end by themselves (traces, fio jobs).
+    pub fn progress(&self, now: Time) -> Option<f64> {
+        match self {
+            Source::Trace(trace) => Some(trace.progress()),
+            Source::Fio(workload) => Some(workload.progress(now)),
+            _ => None,
+        }
+    }
+
+    /// Malformed trace lines skipped (`lenient = true`).
+    pub fn skipped_lines(&self) -> u64 {
+        match self {
+            Source::Trace(trace) => trace.skipped_lines(),
+            _ => 0,
+        }
+    }
+
+    /// Warnings about the workload's input (ignored fio options).
+    pub fn warnings(&self) -> Vec<String> {
+        match self {
+            Source::Fio(workload) => workload.warnings.clone(),
+            _ => Vec::new(),
+        }
+    }
 }

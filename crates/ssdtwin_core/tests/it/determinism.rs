@@ -47,6 +47,10 @@ fn busy_mix(seed: u64) -> Scenario {
         "host.queue_depth=32",
         "flash.program_time_spread=0.1",
         "ftl.gc_policy=random",
+        "controller.scheduler=read_first",
+        "controller.read_first_age_limit=\"1ms\"",
+        "flash.suspend.program=true",
+        "flash.suspend.erase=true",
     ])
 }
 
@@ -56,8 +60,8 @@ fn same_seed_and_config_give_the_same_report() {
     let first = run(&scenario);
     let second = run(&scenario);
     assert!(
-        first.flash.erases > 0 && first.latency_us.write.count > 0,
-        "the run exercises writes and GC"
+        first.flash.gc_programs > 0 && first.latency_us.write.count > 0 && first.suspend.program > 0,
+        "the run exercises writes, GC and suspend"
     );
     assert_eq!(simulated_part(&first), simulated_part(&second));
 }
@@ -138,4 +142,31 @@ fn simulations_on_two_threads_match_sequential_runs() {
     });
     assert_eq!(sequential, parallel);
     assert_ne!(sequential[0], sequential[1], "the two seeds give two different runs");
+}
+
+#[test]
+fn block_mapping_and_bast_runs_are_reproducible() {
+    for mapping in ["block", "bast"] {
+        let mapping_setting = format!("ftl.mapping={mapping}");
+        let scenario = scenario(&[
+            "seed=11",
+            "workload.read_fraction=0.7",
+            "workload.precondition=steady",
+            "workload.io_count=20000",
+            "host.queue_depth=32",
+            "flash.program_time_spread=0.1",
+            "flash.page_size=4KiB",
+            "flash.chips_per_channel=2",
+            "flash.dies_per_chip=1",
+            "flash.channel_switch_time=30us",
+            "flash.page_register_time=82us",
+            "ftl.log_blocks=8",
+            &mapping_setting,
+        ]);
+        let first = run(&scenario);
+        let second = run(&scenario);
+        assert!(first.ftl.erases.total > 0, "{mapping}: the run updates blocks");
+        assert!(first.ftl.channel_switches > 0, "{mapping}: channels change chips");
+        assert_eq!(simulated_part(&first), simulated_part(&second), "{mapping}");
+    }
 }

@@ -5,7 +5,9 @@ mod fifo;
 mod read_first;
 
 use super::{DieQueues, FlashOp};
+use crate::config::ControllerConfig;
 use crate::config::SchedulerKind;
+use crate::sim::time::{Duration, Time};
 
 /// Where the chosen operation waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,22 +21,27 @@ pub enum Choice {
 #[derive(Clone, Copy, Debug)]
 pub enum Scheduler {
     Fifo,
-    ReadFirst,
+    ReadFirst {
+        /// Non-read operations that waited this long go first; zero = no bound.
+        age_limit: Duration,
+    },
 }
 
 impl Scheduler {
-    pub fn new(kind: SchedulerKind) -> Scheduler {
-        match kind {
+    pub fn new(config: &ControllerConfig) -> Scheduler {
+        match config.scheduler {
             SchedulerKind::Fifo => Scheduler::Fifo,
-            SchedulerKind::ReadFirst => Scheduler::ReadFirst,
+            SchedulerKind::ReadFirst => Scheduler::ReadFirst {
+                age_limit: config.read_first_age_limit,
+            },
         }
     }
 
     /// The next operation for an idle die, or `None` when both queues are empty.
-    pub fn choose(&self, queues: &DieQueues, ops: &[FlashOp]) -> Option<Choice> {
-        match self {
+    pub fn choose(&self, queues: &DieQueues, ops: &[FlashOp], now: Time) -> Option<Choice> {
+        match *self {
             Scheduler::Fifo => fifo::choose(queues, ops),
-            Scheduler::ReadFirst => read_first::choose(queues, ops),
+            Scheduler::ReadFirst { age_limit } => read_first::choose(queues, ops, now, age_limit),
         }
     }
 }
