@@ -274,3 +274,38 @@ fn power_off_reports_zeros_and_changes_nothing_else() {
     );
     assert_eq!(on.latency_us, off.latency_us);
 }
+
+#[test]
+fn suspended_programs_keep_the_power_accounts_consistent() {
+    // Reads suspend programs and erases (the program-suspend paper): the held profile resumes and
+    // ends with its operation (the model's debug checks would fail otherwise), and the series
+    // still integrates to the energies.
+    let scenario = scenario(&[
+        "host.queue_depth=16",
+        "workload.read_fraction=0.5",
+        "workload.io_count=8000",
+        "controller.scheduler=read_first",
+        "flash.suspend.program=true",
+        "flash.suspend.erase=true",
+        "flash.suspend.max_per_operation=5",
+        "power.icc_suspended_ma=1.0",
+        "power.sample_interval=\"100us\"",
+        "power.program_profile=[[0.25, 1.6], [0.25, 0.4], [0.25, 1.6], [0.25, 0.4]]",
+    ]);
+    let report = run(&scenario);
+    assert!(report.suspend.program > 0, "programs were suspended");
+    let power = &report.power_w;
+    assert!(power.nand_peak >= power.nand_peak_window && power.nand_peak_window > power.nand_avg);
+    let highest = scenario.power.vcc_v * scenario.power.icc_program_ma.for_type(0) * MILLI * 1.6;
+    assert!(
+        power.nand_peak <= f64::from(dies(&scenario)) * highest + 1e-9,
+        "{power:?}"
+    );
+    let lengths = interval_lengths(&report, scenario.power.sample_interval);
+    let integral: f64 = report.timeseries.power_w[5]
+        .iter()
+        .zip(&lengths)
+        .map(|(p, t)| p * t)
+        .sum();
+    assert!(relative_error(integral, report.energy_j.total) < 1e-9);
+}
