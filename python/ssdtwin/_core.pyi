@@ -28,7 +28,7 @@ def run(
     progress: Callable[[str, float, int, float], object] | None,
 ) -> str:
     """Loads and validates a scenario, simulates it without holding the GIL, returns the report as
-    JSON text.
+    JSON text; the time series' columns are under its `"timeseries"` key (name to list of numbers).
 
     The scenario is the built-in default when both `scenario_path` and `scenario_json` are None,
     a TOML file, or a JSON object (preset paths in it relative to `base_dir`). `set_overrides` are

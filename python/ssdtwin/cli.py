@@ -1,6 +1,6 @@
 """The `ssdtwin` command line (DESIGN.md section 3.1).
 
-    ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--quiet]
+    ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
                 [--output-format summary|json|fio-json]
     ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
     ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
@@ -57,6 +57,12 @@ def main() -> None:
 @click.option(
     "--json", "json_path", metavar="FILE|-", help="Write the report as JSON to FILE, or to stdout with -."
 )
+@click.option(
+    "--timeseries",
+    "timeseries_path",
+    metavar="FILE.parquet",
+    help="Write the power, IOPS and bandwidth time series to FILE.parquet.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
 @click.option(
     "--output-format",
@@ -70,6 +76,7 @@ def run_command(
     scenario: str | None,
     set_overrides: tuple[str, ...],
     json_path: str | None,
+    timeseries_path: str | None,
     quiet: bool,
     output_format: str,
 ) -> None:
@@ -88,6 +95,11 @@ def run_command(
         click.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
 
+    if timeseries_path is not None:
+        try:
+            report.timeseries.to_parquet(timeseries_path, index=False)
+        except OSError as error:
+            fail(f"cannot write {timeseries_path}: {error.strerror or error}")
     workload = report.to_dict().get("workload", {})
     for warning in workload.get("warnings", []):
         click.echo(f"warning: {warning}", err=True)
@@ -352,6 +364,16 @@ def print_summary(report: Report, console: Console) -> None:
         row = [_format(_lookup(data, f"latency_us.{kind}.{field}"), spec) for _, field, spec in columns]
         latency.add_row(kind, *row)
     console.print(latency)
+
+    power = Table(title="Power (W)", title_justify="left", box=box.SIMPLE)
+    power.add_column("")
+    for header in ("NAND", "I/O bus", "controller", "DRAM", "other", "total"):
+        power.add_column(header, justify="right")
+    parts = ("nand", "io_bus", "controller", "dram", "other", "total")
+    power.add_row("average", *[_format(_lookup(data, f"power_w.{part}_avg"), "{:.3f}") for part in parts])
+    peaks = [_format(_lookup(data, "power_w.nand_peak"), "{:.3f}")] + ["-"] * 4
+    power.add_row("peak", *peaks, _format(_lookup(data, "power_w.total_peak"), "{:.3f}"))
+    console.print(power)
 
     flash = Table(title="Flash operations", title_justify="left", show_header=False, box=box.SIMPLE)
     flash.add_column("counter")

@@ -10,21 +10,44 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas
 
 Scalar = bool | int | float | str | None
+
+TIMESERIES_COLUMNS = (
+    "time_s",
+    "iops",
+    "bandwidth_mib_s",
+    "power_w.nand",
+    "power_w.io_bus",
+    "power_w.controller",
+    "power_w.dram",
+    "power_w.other",
+    "power_w.total",
+)
+"""Columns of `Report.timeseries`: interval start [s], host commands per second, MiB/s, and the
+average power of each component over the interval [W] (`power.sample_interval` sets the interval)."""
 
 
 class Report:
     """The result of `ssdtwin.run`: `report.iops`, `report.latency_us["read"]["p99_99"]`,
-    `report.config` (the fully resolved scenario), `report.to_dict()`, `report.flat()`."""
+    `report.config` (the fully resolved scenario), `report.to_dict()`, `report.flat()`,
+    `report.timeseries` (a pandas DataFrame of power, IOPS and bandwidth per sample interval)."""
 
-    __slots__ = ("_data",)
+    __slots__ = ("_data", "_timeseries")
 
     def __init__(self, data: Mapping[str, Any]) -> None:
         if not isinstance(data, Mapping):
             raise TypeError(f"a Report is built from the report dict, not {type(data).__name__}")
         self._data: dict[str, Any] = copy.deepcopy(dict(data))
+        # The core sends the time series' columns under "timeseries"; they are not a report field.
+        columns = self._data.pop("timeseries", None) or {}
+        self._timeseries: dict[str, list[float]] = {
+            name: list(columns.get(name, [])) for name in TIMESERIES_COLUMNS
+        }
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -53,6 +76,8 @@ class Report:
         return sorted({*super().__dir__(), *self._data})
 
     def __eq__(self, other: object) -> bool:
+        """Reports are equal when their fields are (the JSON round trip keeps equality); the time
+        series is not compared."""
         if not isinstance(other, Report):
             return NotImplemented
         return self._data == other._data
@@ -60,10 +85,11 @@ class Report:
     __hash__ = None  # type: ignore[assignment]  # mutable contents, like a dict
 
     def __getstate__(self) -> dict[str, Any]:
-        return self._data
+        return {"report": self._data, "timeseries": self._timeseries}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._data = state
+        self._data = state["report"]
+        self._timeseries = state["timeseries"]
 
     def __repr__(self) -> str:
         latency = self._data.get("latency_us", {}).get("all", {}).get("mean")
@@ -76,6 +102,17 @@ class Report:
     def fields(self) -> list[str]:
         """The names of the top-level fields, in report order."""
         return list(self._data)
+
+    @property
+    def timeseries(self) -> pandas.DataFrame:
+        """Power per component, IOPS and bandwidth per `power.sample_interval`, one row per
+        interval, with the columns of `TIMESERIES_COLUMNS` (empty when sampling or power is off).
+        Not part of `to_dict()`/`to_json()`; `ssdtwin run --timeseries FILE.parquet` writes it."""
+        import pandas  # deferred: pandas takes a while to import and most uses never need it
+
+        return pandas.DataFrame(
+            {name: pandas.Series(values, dtype="float64") for name, values in self._timeseries.items()}
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a nested dict (a copy: changing it does not change the report)."""

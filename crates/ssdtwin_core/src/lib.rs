@@ -10,6 +10,7 @@ pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod metrics;
+pub mod power;
 pub mod sim;
 pub mod workload;
 

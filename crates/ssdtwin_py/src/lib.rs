@@ -115,7 +115,8 @@ mod _core {
         Ok(serde_json::to_string(&scenario).expect("a scenario always serializes"))
     }
 
-    /// Loads a scenario, simulates it without holding the GIL and returns the report as JSON text.
+    /// Loads a scenario, simulates it without holding the GIL and returns the report as JSON text,
+    /// with the time series' columns under `"timeseries"` (name to list of numbers).
     ///
     /// `progress(phase, fraction, host_ios, simulated_time_s)` is called at most ten times a
     /// second; an exception from it, or a pending signal (Ctrl-C), stops the run and is raised.
@@ -163,7 +164,11 @@ mod _core {
             return Err(error);
         }
         match outcome {
-            Ok(report) => Ok(report.to_json().to_string()),
+            Ok(report) => {
+                let mut json = report.to_json();
+                json["timeseries"] = report.timeseries.to_json();
+                Ok(json.to_string())
+            }
             Err(RunError::Config(error)) => Err(config_error(py, error)),
             Err(RunError::Interrupted) => Err(PyKeyboardInterrupt::new_err("simulation interrupted")),
             Err(RunError::Stalled(message)) => Err(SimulationError::new_err(message)),

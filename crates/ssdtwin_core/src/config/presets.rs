@@ -82,12 +82,12 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
     table.remove("description");
     if let Some(key) = table
         .keys()
-        .find(|key| !["host", "controller", "flash", "ftl", "workload"].contains(&key.as_str()))
+        .find(|key| !["host", "controller", "flash", "ftl", "workload", "power"].contains(&key.as_str()))
     {
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload] and description"
+                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload], [power] and description"
             ),
         ));
     }

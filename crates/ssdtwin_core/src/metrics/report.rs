@@ -64,6 +64,36 @@ pub struct QueueReport {
     pub die_utilization: f64,
 }
 
+/// Average and peak power per component (DESIGN 3.3; MODELS 1) [W]. Components are at their own
+/// rails; `total_*` is at the drive's input, after the regulator (component sum / efficiency).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct PowerReport {
+    pub nand_avg: f64,
+    /// Largest instantaneous NAND power held for a positive time (the rail sum over dies).
+    pub nand_peak: f64,
+    /// Largest average NAND power over any interval of `power.peak_window`.
+    pub nand_peak_window: f64,
+    pub io_bus_avg: f64,
+    pub controller_avg: f64,
+    pub dram_avg: f64,
+    pub other_avg: f64,
+    pub total_avg: f64,
+    /// Largest instantaneous input power; per-command and per-byte DRAM energies are impulses
+    /// and count in the averages only.
+    pub total_peak: f64,
+}
+
+/// Energy per component over the run (DESIGN 3.3) [J].
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct EnergyReport {
+    pub nand: f64,
+    pub io_bus: f64,
+    pub controller: f64,
+    pub dram: f64,
+    pub other: f64,
+    pub total: f64,
+}
+
 /// Work of the mapping scheme (`ftl.mapping`) in the measured run: Cho et al.'s Table II.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FtlReport {
@@ -151,8 +181,13 @@ pub struct Report {
     pub waf: f64,
     pub queues: QueueReport,
     pub suspend: SuspendReport,
+    pub power_w: PowerReport,
+    pub energy_j: EnergyReport,
     pub simulator: SimulatorReport,
     pub workload: WorkloadReport,
+    /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
+    #[serde(skip)]
+    pub timeseries: crate::power::TimeSeries,
 }
 
 /// About the workload: input problems and per-job results (the fio-compatible view).

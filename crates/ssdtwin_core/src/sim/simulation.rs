@@ -27,8 +27,10 @@ use crate::host::{Host, PcieLink, Pending};
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    FlashCounters, LatencyReport, QueueReport, Report, SimulatorReport, SuspendReport, WorkloadReport,
+    EnergyReport, FlashCounters, LatencyReport, PowerReport, QueueReport, Report, SimulatorReport, SuspendReport,
+    WorkloadReport,
 };
+use crate::power::{Direction, OpClass, PowerModel, TimeSeries};
 use crate::workload::{Pacing, Source};
 
 /// Events between two looks at the wall clock for progress reports.
@@ -112,6 +114,7 @@ pub struct Simulation {
     suspend: SuspendTally,
     /// Operations of the die-level harness and when each completed.
     probes: Vec<Probe>,
+    power: PowerModel,
 }
 
 /// An operation the die-level harness issues at a given time.
@@ -239,6 +242,12 @@ impl Simulation {
             events_handled: 0,
             suspend: SuspendTally::default(),
             probes: Vec::new(),
+            power: PowerModel::new(
+                &scenario.power,
+                geometry.channels,
+                geometry.dies,
+                geometry.page_types as usize,
+            ),
         })
     }
 
@@ -320,7 +329,8 @@ impl Simulation {
             )));
         }
         progress(&self.progress());
-        Ok(self.report(started.elapsed(), precondition_wall))
+        let power = self.power.finish(self.last_completion);
+        Ok(self.report(started.elapsed(), precondition_wall, power))
     }
 
     /// Ends the run with the workload's input error (a malformed trace line), if there was one.
@@ -525,7 +535,17 @@ impl Simulation {
     }
 
     fn on_command_arrived(&mut self, command: u32) {
-        let Command { first_unit, units, .. } = self.commands[command];
+        let Command {
+            first_unit,
+            units,
+            is_read,
+            ..
+        } = self.commands[command];
+        self.power.command(self.now);
+        if !is_read {
+            self.power
+                .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
+        }
         for logical in first_unit..first_unit + units {
             let transaction = self.transactions.insert(Transaction {
                 command,
@@ -551,6 +571,7 @@ impl Simulation {
         self.host.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;
         self.bytes_moved += bytes;
+        self.power.host_completion(self.now, bytes);
         self.last_completion = self.now;
         self.host.outstanding -= 1;
         self.host_try_submit();
@@ -788,13 +809,21 @@ impl Simulation {
                     index += 1;
                 }
                 let page_type = self.geometry.page_type(self.geometry.page_of_unit(physical));
-                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                let sensing = channel.reserve(self.now, self.timing.command);
+                let t_read = self.timing.read[page_type];
+                self.power
+                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
+                let sensed = sensing + t_read;
                 self.counters.reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
             OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
                 let page_type = self.geometry.page_type(page);
-                let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type];
+                let sensing = channel.reserve(self.now, self.timing.command);
+                let t_read = self.timing.read[page_type];
+                self.power
+                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
+                let sensed = sensing + t_read;
                 self.counters.gc_reads += 1;
                 self.events.schedule(sensed, Event::ReadSensed { die });
             }
@@ -804,9 +833,15 @@ impl Simulation {
                 page_count,
                 units,
             } => {
-                let loaded = channel.reserve(self.now, self.timing.program_transfer(units));
+                let transfer = self.timing.program_transfer(units);
+                let loaded = channel.reserve(self.now, transfer);
                 let page_type = self.geometry.page_type(pages[0].1);
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
+                self.power
+                    .die_op_start(self.now, die, loaded, OpClass::Program, page_type, length);
+                self.power.transfer(self.now, die, loaded, transfer, Direction::In);
+                self.power
+                    .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
                 match stream {
                     Stream::User => self.counters.programs += u64::from(page_count),
                     Stream::Gc => self.counters.gc_programs += u64::from(page_count),
@@ -815,6 +850,8 @@ impl Simulation {
             }
             OpKind::Erase { .. } => {
                 let start = channel.reserve(self.now, self.timing.command);
+                self.power
+                    .die_op_start(self.now, die, start, OpClass::Erase, 0, self.timing.erase);
                 self.counters.erases += 1;
                 self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase);
             }
@@ -886,6 +923,8 @@ impl Simulation {
         }
         let array = state.array.as_mut().expect("a suspended operation");
         array.state = ArrayState::Suspended { reads_served: 0 };
+        let stopped = Time::from_nanos(self.now.as_nanos().saturating_sub(array.limits.enter.as_nanos()));
+        self.power.die_op_interrupt(self.now, die, stopped);
         state.running = None;
         state.busy += self.now.since(state.busy_since);
         self.try_start(die);
@@ -896,6 +935,7 @@ impl Simulation {
         let state = &mut self.dies[die as usize];
         let array = state.array.as_mut().expect("a suspended operation");
         let end = array.resume(self.now);
+        self.power.die_op_resume(self.now, die, array.stretch_start);
         state.running = Some(array.op);
         state.busy_since = self.now;
         state.generation = state.generation.wrapping_add(1);
@@ -939,7 +979,11 @@ impl Simulation {
         };
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
         channel.select(self.geometry.chip_of_die(die));
-        let done = channel.reserve(self.now, self.timing.read_transfer(units));
+        let transfer = self.timing.read_transfer(units);
+        let done = channel.reserve(self.now, transfer);
+        self.power.transfer(self.now, die, done, transfer, Direction::Out);
+        self.power
+            .dram_access(self.now, u64::from(units) * self.geometry.unit_bytes);
         self.events.schedule(done, Event::DieDone { die });
     }
 
@@ -947,6 +991,7 @@ impl Simulation {
         let state = &mut self.dies[die as usize];
         let op = state.running.take().expect("an operation is running");
         state.busy += self.now.since(state.busy_since);
+        self.power.die_op_end(self.now, die);
         let kind = self.ops.remove(op).kind;
         match kind {
             OpKind::HostRead { .. } => {
@@ -998,6 +1043,7 @@ impl Simulation {
         record.remaining -= 1;
         if record.remaining == 0 {
             let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            self.power.dram_access(self.now, bytes);
             let delivered = self.link.to_host(self.now, bytes);
             self.events.schedule(delivered, Event::CommandCompleted { command });
         }
@@ -1099,7 +1145,12 @@ impl Simulation {
 
     // -------------------------------------------------------------- report
 
-    fn report(&self, wall: std::time::Duration, precondition_wall: std::time::Duration) -> Report {
+    fn report(
+        &self,
+        wall: std::time::Duration,
+        precondition_wall: std::time::Duration,
+        (power_w, energy_j, timeseries): (PowerReport, EnergyReport, TimeSeries),
+    ) -> Report {
         let simulated = self.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
         // Each command's latency is recorded once, in its job; the drive's are their union.
@@ -1146,6 +1197,8 @@ impl Simulation {
                 die_utilization: die_utilization.min(1.0),
             },
             suspend: self.suspend.report(),
+            power_w,
+            energy_j,
             simulator: SimulatorReport {
                 events: self.events_handled,
                 precondition_wall_time_s: precondition_wall.as_secs_f64(),
@@ -1157,6 +1210,7 @@ impl Simulation {
                 warnings: self.workload.warnings(),
                 jobs: self.job_metrics.iter().map(JobMetrics::report).collect(),
             },
+            timeseries,
         }
     }
 }

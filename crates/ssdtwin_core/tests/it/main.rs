@@ -14,6 +14,7 @@ mod determinism;
 mod ftl_invariants;
 mod host;
 mod mappings;
+mod power;
 mod suspend;
 mod theory;
 mod workloads;
