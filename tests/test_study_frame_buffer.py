@@ -52,6 +52,10 @@ def test_a_smaller_frame_buffer_blocks_more_and_serves_less(grid):
         assert latency[0] > 1.5 * latency[-1], (qd, latency)
         assert all(a >= b * 0.98 for a, b in itertools.pairwise(latency)), (qd, latency)
         assert iops[0] < iops[-1] / 1.5, (qd, iops)
+        # Fewer dies at work: NAND average power falls with the frame buffer (Figure 9a).
+        power = [grid[qd, fb].power_w["nand_avg"] for fb in FRAME_BUFFERS]
+        assert power == sorted(power), (qd, power)
+        assert power[0] < 0.25 < power[-1], (qd, power)
 
 
 def test_queue_depth_raises_latency_at_a_fixed_frame_buffer(grid):

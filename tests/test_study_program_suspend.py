@@ -88,3 +88,14 @@ def test_ten_suspensions_gain_little_over_five(grid):
         assert abs(ten - five) / five < 0.1, (qd, read, five, ten)
         # More suspensions allowed never means fewer taken.
         assert grid[qd, read, "10"].suspend["program"] >= grid[qd, read, "5"].suspend["program"] * 0.95
+
+
+def test_suspend_costs_nand_and_io_bus_power(grid):
+    # The paper's Figure 11: the dies serve more operations per second with suspend, so NAND
+    # power and I/O-bus power rise.
+    for qd, read in CASES:
+        off = grid[qd, read, "off"].power_w
+        for limit in ("5", "10"):
+            on = grid[qd, read, limit].power_w
+            assert on["io_bus_avg"] > off["io_bus_avg"], (qd, read, limit)
+            assert on["nand_avg"] > off["nand_avg"], (qd, read, limit)
