@@ -224,7 +224,12 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     let workload = &scenario.workload;
     fraction("workload.read_fraction", workload.read_fraction, false, false)?;
     fraction("workload.span", workload.span, true, false)?;
-    fraction("workload.sequential_fraction", workload.sequential_fraction, false, false)?;
+    fraction(
+        "workload.sequential_fraction",
+        workload.sequential_fraction,
+        false,
+        false,
+    )?;
     check(
         workload.sequential_fraction == 0.0 || workload.pattern == Pattern::Random,
         "workload.sequential_fraction",
