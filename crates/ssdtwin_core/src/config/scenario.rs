@@ -519,6 +519,10 @@ pub struct WorkloadConfig {
     pub bssplit: Vec<(ByteSize, f64)>,
     /// Address pattern: random or sequential.
     pub pattern: Pattern,
+    /// With `pattern = "random"`: fraction of commands that start where the previous command
+    /// ended (wrapping to offset 0 at the end of the span), as a trace's sequential requests do;
+    /// the rest go to random offsets. 0 is pure random I/O [fraction]. Default 0.
+    pub sequential_fraction: f64,
     /// Popularity for random patterns: uniform, zipf or jesd219.
     pub distribution: Distribution,
     /// Zipf exponent for `distribution = "zipf"` (larger is more skewed).
@@ -549,6 +553,7 @@ impl Default for WorkloadConfig {
             block_size: ByteSize(4096),
             bssplit: Vec::new(),
             pattern: Pattern::Random,
+            sequential_fraction: 0.0,
             distribution: Distribution::Uniform,
             zipf_theta: 1.2,
             span: 1.0,

@@ -1,7 +1,7 @@
 //! Range checks on a deserialized scenario: each failure names the key, the value and what is
 //! allowed.
 
-use super::{ConfigError, Scenario};
+use super::{ConfigError, Pattern, Scenario};
 use crate::sim::time::Duration;
 
 fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
@@ -224,6 +224,18 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     let workload = &scenario.workload;
     fraction("workload.read_fraction", workload.read_fraction, false, false)?;
     fraction("workload.span", workload.span, true, false)?;
+    fraction(
+        "workload.sequential_fraction",
+        workload.sequential_fraction,
+        false,
+        false,
+    )?;
+    check(
+        workload.sequential_fraction == 0.0 || workload.pattern == Pattern::Random,
+        "workload.sequential_fraction",
+        workload.sequential_fraction,
+        "0 with pattern = \"sequential\" (every command is sequential already)",
+    )?;
     let aligned = |size: u64| size >= unit && size.is_multiple_of(unit) && size <= 1 << 30;
     check(
         aligned(workload.block_size.bytes()),
@@ -568,6 +580,24 @@ mod tests {
 
         let error = error_for("host.pcie_lanes=3");
         assert!(error.message.contains("1, 2, 4, 8 or 16"), "{error}");
+    }
+
+    #[test]
+    fn sequential_fraction_is_a_fraction_of_a_random_pattern() {
+        let error = error_for("workload.sequential_fraction=1.5");
+        assert_eq!(error.key, "workload.sequential_fraction");
+        assert!(error.message.contains("1.5"), "{error}");
+
+        let sequential = [
+            Override::parse("workload.pattern=\"sequential\"").unwrap(),
+            Override::parse("workload.sequential_fraction=0.5").unwrap(),
+        ];
+        let error = load(&ScenarioSource::Default, &sequential).unwrap_err();
+        assert_eq!(error.key, "workload.sequential_fraction");
+        assert!(error.message.contains("every command is sequential"), "{error}");
+
+        let mixed = [Override::parse("workload.sequential_fraction=0.019").unwrap()];
+        assert!(load(&ScenarioSource::Default, &mixed).is_ok());
     }
 
     #[test]

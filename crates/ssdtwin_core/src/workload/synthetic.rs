@@ -1,5 +1,6 @@
 //! The fio-like synthetic generator: read/write mix, block size or size split, sequential or
-//! random addresses, uniform, Zipf or JESD219 popularity, over a span of the logical space.
+//! random addresses (or random with a fraction of sequential commands, as a trace characterised
+//! by its sequential share), uniform, Zipf or JESD219 popularity, over a span of the logical space.
 
 use crate::config::{Distribution, Pattern, WorkloadConfig};
 use crate::sim::rng::Rng;
@@ -12,9 +13,11 @@ pub struct Synthetic {
     /// Command sizes [units] with cumulative weights (last is 1).
     sizes: Vec<(u32, f64)>,
     pattern: Pattern,
+    /// Random pattern: probability that a command continues where the previous one ended.
+    sequential_fraction: f64,
     popularity: Popularity,
     span_units: u32,
-    /// Next unit of a sequential stream.
+    /// Next unit of a sequential stream: where the previous command ended.
     cursor: u32,
     rng: Rng,
 }
@@ -64,6 +67,7 @@ impl Synthetic {
             read_fraction: config.read_fraction,
             sizes,
             pattern: config.pattern,
+            sequential_fraction: config.sequential_fraction,
             popularity,
             span_units,
             cursor: 0,
@@ -84,35 +88,37 @@ impl Synthetic {
                 .0
         };
         let units = units.min(self.span_units);
-        let first_unit = match self.pattern {
-            Pattern::Sequential => {
-                if self.cursor + units > self.span_units {
-                    self.cursor = 0;
-                }
-                let first = self.cursor;
-                self.cursor += units;
-                first
-            }
-            Pattern::Random => {
-                // Offsets aligned to the command size (fio's default blockalign = bs).
-                let slots = u64::from(self.span_units / units);
-                let slot = match &mut self.popularity {
-                    Popularity::Uniform => self.rng.below(slots),
-                    Popularity::Zipf(zipf) => (zipf.sample(&mut self.rng) - 1) * slots / zipf.items(),
-                    Popularity::Regions(regions) => {
-                        let draw = self.rng.unit();
-                        // An empty region (a tiny span) hands its share to the next one.
-                        let &(_, start, length) = regions
-                            .iter()
-                            .find(|(cumulative, _, length)| draw < *cumulative && *length > 0)
-                            .unwrap_or(&regions[0]);
-                        let unit = u64::from(start) + self.rng.below(u64::from(length.max(1)));
-                        unit / u64::from(units)
-                    }
-                };
-                (slot.min(slots - 1) as u32) * units
-            }
+        // No draw at a sequential fraction of 0, so pure random streams stay as they were.
+        let continues = match self.pattern {
+            Pattern::Sequential => true,
+            Pattern::Random => self.sequential_fraction > 0.0 && self.rng.unit() < self.sequential_fraction,
         };
+        let first_unit = if continues {
+            if self.cursor + units > self.span_units {
+                0
+            } else {
+                self.cursor
+            }
+        } else {
+            // Offsets aligned to the command size (fio's default blockalign = bs).
+            let slots = u64::from(self.span_units / units);
+            let slot = match &mut self.popularity {
+                Popularity::Uniform => self.rng.below(slots),
+                Popularity::Zipf(zipf) => (zipf.sample(&mut self.rng) - 1) * slots / zipf.items(),
+                Popularity::Regions(regions) => {
+                    let draw = self.rng.unit();
+                    // An empty region (a tiny span) hands its share to the next one.
+                    let &(_, start, length) = regions
+                        .iter()
+                        .find(|(cumulative, _, length)| draw < *cumulative && *length > 0)
+                        .unwrap_or(&regions[0]);
+                    let unit = u64::from(start) + self.rng.below(u64::from(length.max(1)));
+                    unit / u64::from(units)
+                }
+            };
+            (slot.min(slots - 1) as u32) * units
+        };
+        self.cursor = first_unit + units;
         CommandSpec {
             is_read,
             first_unit,
@@ -235,6 +241,37 @@ mod tests {
         let mut synthetic = generator(&config, 3);
         let starts: Vec<u32> = (0..5).map(|_| synthetic.next_command().first_unit).collect();
         assert_eq!(starts, [0, 1, 2, 0, 1]);
+    }
+
+    #[test]
+    fn sequential_fraction_continues_the_previous_command() {
+        let config = WorkloadConfig {
+            sequential_fraction: 0.25,
+            ..WorkloadConfig::default()
+        };
+        let mut synthetic = generator(&config, 1 << 20);
+        let commands: Vec<_> = (0..40_000).map(|_| synthetic.next_command()).collect();
+        let continued = commands
+            .windows(2)
+            .filter(|pair| pair[1].first_unit == pair[0].first_unit + pair[0].units)
+            .count() as f64
+            / 39_999.0;
+        // Random offsets land on the next unit by chance once in 2^20 draws.
+        assert!((continued - 0.25).abs() < 0.01, "{continued}");
+    }
+
+    #[test]
+    fn zero_sequential_fraction_leaves_the_random_stream_unchanged() {
+        let mut plain = generator(&WorkloadConfig::default(), 1 << 20);
+        let config = WorkloadConfig {
+            sequential_fraction: 0.0,
+            ..WorkloadConfig::default()
+        };
+        let mut zero = generator(&config, 1 << 20);
+        for _ in 0..1000 {
+            let (a, b) = (plain.next_command(), zero.next_command());
+            assert_eq!((a.is_read, a.first_unit, a.units), (b.is_read, b.first_unit, b.units));
+        }
     }
 
     #[test]
