@@ -180,8 +180,9 @@ def test_an_existing_results_directory_needs_resume(tmp_path):
     assert list(again["status"]) == ["ok", "ok"]
 
 
-def test_resume_after_sigkill_runs_only_the_missing_points(tmp_path):
-    points = 12
+def _start_slow_sweep(tmp_path, points: int, finished: int):
+    """Starts a sweep of `points` slow points in its own process group and waits until `finished`
+    of them have their reports; returns the process, the sweep file and the reports folder."""
     text = 'out = "out"\n[base.flash]\nblocks_per_plane = 16\n'
     text += '[base.workload]\nio_count = 300_000\nprecondition = "none"\n'
     text += f'[grid]\n"host.queue_depth" = {list(range(1, points + 1))}\n'
@@ -193,13 +194,22 @@ def test_resume_after_sigkill_runs_only_the_missing_points(tmp_path):
     )
     try:
         deadline = time.monotonic() + 120
-        while len(list(reports.glob("*.json"))) < 3:
+        while len(list(reports.glob("*.json"))) < finished:
             assert process.poll() is None, process.stderr.read() if process.stderr else ""
             assert time.monotonic() < deadline, "no point finished in time"
             time.sleep(0.01)
-    finally:
-        os.killpg(process.pid, signal.SIGKILL)  # the sweep and its worker, mid-run
+    except BaseException:
+        os.killpg(process.pid, signal.SIGKILL)
         process.wait()
+        raise
+    return process, path, reports
+
+
+def test_resume_after_sigkill_runs_only_the_missing_points(tmp_path):
+    points = 12
+    process, path, reports = _start_slow_sweep(tmp_path, points, finished=3)
+    os.killpg(process.pid, signal.SIGKILL)  # the sweep and its worker, mid-run
+    process.wait()
     before = {path.stem: path.stat().st_mtime_ns for path in reports.glob("*.json")}
     assert 3 <= len(before) < points, "the kill came after some points and before the end"
     assert not (tmp_path / "out" / "results.parquet").exists()
@@ -328,20 +338,7 @@ def test_two_workers_are_faster_than_one(tmp_path):
 
 def test_ctrl_c_keeps_finished_points_and_marks_the_rest_pending(tmp_path):
     points = 10
-    text = 'out = "out"\n[base.flash]\nblocks_per_plane = 16\n'
-    text += '[base.workload]\nio_count = 300_000\nprecondition = "none"\n'
-    text += f'[grid]\n"host.queue_depth" = {list(range(1, points + 1))}\n'
-    path = sweep_file(tmp_path, text)
-    reports = tmp_path / "out" / "reports"
-    command = [sys.executable, "-m", "ssdtwin", "sweep", str(path), "--workers", "1", "--quiet"]
-    process = subprocess.Popen(
-        command, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    deadline = time.monotonic() + 120
-    while len(list(reports.glob("*.json"))) < 2:
-        assert process.poll() is None, process.stderr.read() if process.stderr else ""
-        assert time.monotonic() < deadline, "no point finished in time"
-        time.sleep(0.01)
+    process, _, reports = _start_slow_sweep(tmp_path, points, finished=2)
     os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole process group
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr

@@ -404,6 +404,17 @@ pub enum MappingKind {
     Bast,
 }
 
+impl MappingKind {
+    /// The name as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingKind::Page => "page",
+            MappingKind::Block => "block",
+            MappingKind::Bast => "bast",
+        }
+    }
+}
+
 /// Garbage-collection victim selection.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

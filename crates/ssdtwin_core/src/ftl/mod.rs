@@ -641,11 +641,7 @@ pub fn check_mapping(scenario: &Scenario) -> Result<(), ConfigError> {
             format!(
                 "{} with ftl.mapping = {}; allowed: the page size ({}), since block mapping and BAST map whole pages",
                 ftl.mapping_unit,
-                if ftl.mapping == MappingKind::Block {
-                    "block"
-                } else {
-                    "bast"
-                },
+                ftl.mapping.name(),
                 flash.page_size
             ),
         ));
