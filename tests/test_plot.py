@@ -240,3 +240,27 @@ def test_a_hue_value_keeps_its_colour_across_facets():
     left = {line.get_label(): line.get_color() for line in figure.axes[0].lines}
     assert colours["workload.block_size = 16KiB"] == left["workload.block_size = 16KiB"]
     assert left["workload.block_size = 16KiB"] != left["workload.block_size = 4KiB"]
+
+
+def test_timeseries_plot_of_a_real_run_written_by_ssdtwin_run(tmp_path):
+    # The simulator's own Parquet time series, end to end: run --timeseries, then plot it.
+    parquet = tmp_path / "run.parquet"
+    settings = [
+        item
+        for key in (
+            "flash.blocks_per_plane=16",
+            "workload.io_count=40000",
+            'workload.precondition="none"',
+            'power.sample_interval="1ms"',
+        )
+        for item in ("--set", key)
+    ]
+    process = cli("run", *settings, "--timeseries", str(parquet), "--quiet")
+    assert process.returncode == 0, process.stderr
+    table = pandas.read_parquet(parquet)
+    assert len(table) > 5
+    figure = ssdtwin.plot_timeseries(parquet, output=tmp_path / "power.png")
+    assert_png_is_a_picture(tmp_path / "power.png")
+    drawn = {line.get_label(): line.get_ydata() for axes in figure.axes for line in axes.lines}
+    assert numpy.allclose(drawn["total"], table["power_w.total"])  # labelled within the power_w panel
+    assert (table["power_w.total"] > 0).all()
