@@ -15,21 +15,19 @@
 //! simulation calls the hooks below at the instants it handles (operation start and end, transfer
 //! booking, command arrival, DRAM traffic, completion). A hook may describe changes in the future
 //! (a profile that starts once the channel is free, its ISPP segments, a transfer booked behind
-//! others): those wait in a small min-heap of dies keyed by their next change, drained in time
-//! order whenever time advances, so the rail sum sees every change in order without adding events
-//! to the simulation's queue. Die powers are integer picowatts, so the rail sum is exact.
+//! others): each die's next one waits in a tournament tree of dies keyed by their next change
+//! ([`next_change`]), drained in time order whenever time advances, so the rail sum sees every
+//! change in order without adding events to the simulation's queue. Die powers are integer picowatts, so the rail sum is exact.
 //!
 //! Contract with the caller: a hook for the die comes at the instant its profile ends and at the
 //! instant a transfer that ends its operation ends (the simulation's `ReadSensed` and `DieDone`,
-//! or `die_op_interrupt` earlier); those two changes are not booked, which halves the heap's work.
+//! or `die_op_interrupt` earlier); those two changes are not booked, which halves the tree's work.
 //! `tests/it/power.rs` checks the energy balance of whole runs against this.
 
+pub mod next_change;
 pub mod profile;
 pub mod rail;
 pub mod timeseries;
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::config::PowerConfig;
 use crate::metrics::report::{EnergyReport, PowerReport};
@@ -37,6 +35,7 @@ use crate::sim::time::{Duration, Time};
 
 pub use profile::OpClass;
 use profile::{ProfileRange, Profiles};
+use next_change::NextChange;
 use rail::Rail;
 use timeseries::Sampler;
 pub use timeseries::TimeSeries;
@@ -65,18 +64,6 @@ fn picowatts(watts: f64) -> i64 {
 
 fn watts(picowatts: i64) -> f64 {
     picowatts as f64 * WATTS_PER_PICOWATT
-}
-
-/// The heap key of a change of `die` at `time`: one integer comparison orders by time, then die.
-#[inline]
-fn pending_key(time: Time, die: u32) -> u128 {
-    (u128::from(time.as_nanos()) << 32) | u128::from(die)
-}
-
-/// The time and die of a heap key.
-#[inline]
-fn pending_entry(key: u128) -> (Time, u32) {
-    (Time::from_nanos((key >> 32) as u64), key as u32)
 }
 
 /// `time - length`, never before zero.
@@ -128,8 +115,6 @@ struct DieState {
     transfer_start: Time,
     transfer_end: Time,
     transfer_power: i64,
-    /// Time of this die's earliest entry in the pending heap (`Time::MAX`: none).
-    queued: Time,
     /// Contribution to the NAND rail [pW] and to the I/O bus [pW].
     power: i64,
     io_bus: i64,
@@ -161,16 +146,20 @@ pub struct PowerModel {
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
     active_channels: u32,
-    /// Dies with a booked change, keyed by [`pending_key`] (time, then die).
-    pending: BinaryHeap<Reverse<u128>>,
+    /// Each die's next booked change.
+    pending: NextChange,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
     io_bus: Meter,
     controller: Meter,
-    controller_impulses: f64,
-    dram_impulses: f64,
+    /// Host commands processed and bytes moved through DRAM (their energies are per unit).
+    commands: u64,
+    dram_bytes: u64,
     total_since: Time,
+    /// The largest NAND plus I/O bus power held for a positive time since the controller's power
+    /// last changed [pW] (`i64::MIN`: none): the input power is largest there.
+    held_peak: i64,
     total_peak: f64,
     sampler: Sampler,
 }
@@ -203,7 +192,6 @@ impl PowerModel {
             transfer_start: Time::ZERO,
             transfer_end: Time::ZERO,
             transfer_power: 0,
-            queued: Time::MAX,
             power: standby,
             io_bus: 0,
             channel: 0,
@@ -238,15 +226,16 @@ impl PowerModel {
                 .collect(),
             busy_dies: vec![0; channels as usize],
             active_channels: 0,
-            pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
+            pending: NextChange::new(dies),
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
             io_bus: Meter::default(),
             controller,
-            controller_impulses: 0.0,
-            dram_impulses: 0.0,
+            commands: 0,
+            dram_bytes: 0,
             total_since: Time::ZERO,
+            held_peak: i64::MIN,
             total_peak: 0.0,
             sampler: Sampler::new(config.sample_interval),
         }
@@ -390,7 +379,7 @@ impl PowerModel {
         if now >= self.sampler.next_boundary {
             self.advance(now);
         }
-        self.controller_impulses += self.command_energy;
+        self.commands += 1;
     }
 
     /// `bytes` move through DRAM at `now` (host payload, flash data).
@@ -402,7 +391,7 @@ impl PowerModel {
         if now >= self.sampler.next_boundary {
             self.advance(now);
         }
-        self.dram_impulses += bytes as f64 * self.dram_energy_per_byte;
+        self.dram_bytes += bytes;
     }
 
     /// A host command of `bytes` completed at `now` (for the time series' IOPS and bandwidth).
@@ -425,6 +414,7 @@ impl PowerModel {
         }
         self.advance(end);
         self.note_total(end);
+        self.close_total();
         let energies = self.energies_at(end);
         self.sampler.close(end, energies);
         let (nand_energy, nand_peak, nand_peak_window) = self.nand.finish(end);
@@ -458,27 +448,13 @@ impl PowerModel {
     /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
     #[inline]
     fn advance(&mut self, now: Time) {
-        while let Some(&Reverse(key)) = self.pending.peek() {
-            let (time, die) = pending_entry(key);
+        loop {
+            let (time, die) = self.pending.earliest();
             if time > now {
                 break;
             }
             self.sample_until(time);
-            let state = &mut self.dies[die as usize];
-            if state.queued == time {
-                state.queued = Time::MAX;
-            }
-            // The die's next change replaces its entry in place (one sift instead of two).
-            match self.update(die, time) {
-                Some(next) => {
-                    if let Some(mut top) = self.pending.peek_mut() {
-                        *top = Reverse(pending_key(next, die));
-                    }
-                }
-                None => {
-                    self.pending.pop();
-                }
-            }
+            self.refresh(die, time);
         }
         self.sample_until(now);
     }
@@ -497,25 +473,30 @@ impl PowerModel {
         let seconds = time.as_secs_f64();
         let nand = self.nand.energy_at(time);
         let io_bus = self.io_bus.energy_at(time);
-        let controller = self.controller.energy_at(time) + self.controller_impulses;
-        let dram = self.dram_background * seconds + self.dram_impulses;
+        let controller = self.controller.energy_at(time) + self.commands as f64 * self.command_energy;
+        let dram = self.dram_background * seconds + self.dram_bytes as f64 * self.dram_energy_per_byte;
         let other = self.other * seconds;
         let total = (nand + io_bus + controller + dram + other) * self.inverse_efficiency;
         [nand, io_bus, controller, dram, other, total]
     }
 
-    /// The instantaneous input power (impulse energies excluded) [W].
-    fn total_power(&self) -> f64 {
-        (self.nand.power() + self.io_bus.power + self.controller.power + self.dram_background + self.other)
-            * self.inverse_efficiency
-    }
-
-    /// Records the input power held since the last change, before a change at `now`.
+    /// Records the NAND and I/O bus power held since the last change, before a change at `now`.
     #[inline]
     fn note_total(&mut self, now: Time) {
         if now > self.total_since {
-            self.total_peak = self.total_peak.max(self.total_power());
+            self.held_peak = self.held_peak.max(self.nand_sum + self.io_bus_sum);
             self.total_since = now;
+        }
+    }
+
+    /// Folds the largest power held under the controller's current power into the input peak
+    /// (impulse energies excluded), before the controller's power changes and at the end.
+    fn close_total(&mut self) {
+        if self.held_peak != i64::MIN {
+            let total = (watts(self.held_peak) + self.controller.power + self.dram_background + self.other)
+                * self.inverse_efficiency;
+            self.total_peak = self.total_peak.max(total);
+            self.held_peak = i64::MIN;
         }
     }
 
@@ -533,6 +514,7 @@ impl PowerModel {
 
     fn set_active_channels(&mut self, now: Time, active: u32) {
         self.note_total(now);
+        self.close_total();
         self.active_channels = active;
         let power = self.controller_idle + self.controller_channel * f64::from(active);
         self.controller.set(now, power);
@@ -541,14 +523,6 @@ impl PowerModel {
     /// Brings `die` to `now`: passes the profile boundaries due, recomputes its power, updates the
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
-        if let Some(next) = self.update(die, now) {
-            self.pending.push(Reverse(pending_key(next, die)));
-        }
-    }
-
-    /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
-    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
-    fn update(&mut self, die: u32, now: Time) -> Option<Time> {
         let profiles = &self.profiles;
         let state = &mut self.dies[die as usize];
         while state.segment < state.profile.end && state.run_start <= now && state.segment_end <= now {
@@ -586,12 +560,7 @@ impl PowerModel {
         if state.transfer_start > now {
             next = next.min(state.transfer_start);
         }
-        let booking = if next < state.queued {
-            state.queued = next;
-            Some(next)
-        } else {
-            None
-        };
+        self.pending.set(die, next);
 
         let old_power = std::mem::replace(&mut state.power, power);
         let old_io_bus = std::mem::replace(&mut state.io_bus, io_bus);
@@ -606,7 +575,6 @@ impl PowerModel {
                 self.io_bus.set(now, watts(self.io_bus_sum));
             }
         }
-        booking
     }
 }
 

@@ -38,9 +38,8 @@ pub struct Rail {
     energy: f64,
     peak: f64,
     window: Duration,
-    /// 1 / window [1/ns].
-    inverse_window: f64,
-    window_peak: f64,
+    /// Largest energy over any window seen so far [W·ns] (divided by the window at the end).
+    window_peak_energy: f64,
     /// Change points younger than one window, oldest first.
     points: VecDeque<Point>,
     /// The latest change point at or before the start of the last evaluated window.
@@ -60,14 +59,14 @@ impl Rail {
             energy: 0.0,
             peak: 0.0,
             window,
-            inverse_window: 1.0 / window.as_nanos().max(1) as f64,
-            window_peak: 0.0,
+            window_peak_energy: 0.0,
             points: VecDeque::with_capacity(256),
             anchor: origin,
         }
     }
 
     /// The power now [W].
+    #[inline]
     pub fn power(&self) -> f64 {
         self.power
     }
@@ -78,6 +77,7 @@ impl Rail {
     }
 
     /// The power changes to `power` at `now` (not before the last change).
+    #[inline]
     pub fn set(&mut self, now: Time, power: f64) {
         if now > self.since {
             self.close(now);
@@ -95,6 +95,7 @@ impl Rail {
     }
 
     /// Ends the constant segment `[since, now)`.
+    #[inline]
     fn close(&mut self, now: Time) {
         let start = self.since;
         let start_energy = self.energy;
@@ -102,25 +103,26 @@ impl Rail {
         let end_energy = start_energy + power * nanos_between(now, start);
         self.peak = self.peak.max(power);
         let window = self.window;
-        let inverse_window = self.inverse_window;
-        // Window ends inside (start, now] where the window's start meets a change point.
-        while let Some(&point) = self.points.front() {
-            let end = point.time + window;
-            if end > now {
-                break;
+        // Windows that end inside (start, now] and start at a change point; such a point is at or
+        // before `now - window`.
+        let oldest_start = Time::from_nanos(now.as_nanos().wrapping_sub(window.as_nanos()));
+        if now.as_nanos() >= window.as_nanos() {
+            while let Some(&point) = self.points.front() {
+                if point.time > oldest_start {
+                    break;
+                }
+                let end_energy_at = start_energy + power * nanos_between(point.time + window, start);
+                self.window_peak_energy = self.window_peak_energy.max(end_energy_at - point.energy);
+                self.anchor = point;
+                self.points.pop_front();
             }
-            let end_energy_at = start_energy + power * nanos_between(end, start);
-            self.window_peak = self.window_peak.max((end_energy_at - point.energy) * inverse_window);
-            self.anchor = point;
-            self.points.pop_front();
-        }
-        // The window ending now: a maximum only if the average was rising into `now`, i.e. the
-        // closing segment's power exceeds the power leaving the window's start.
-        if now.as_nanos() >= window.as_nanos() && power > self.anchor.power {
-            let window_start = Time::from_nanos(now.as_nanos() - window.as_nanos());
-            let anchor = self.anchor;
-            let start_energy_at = anchor.energy + anchor.power * nanos_between(window_start, anchor.time);
-            self.window_peak = self.window_peak.max((end_energy - start_energy_at) * inverse_window);
+            // The window ending now: a maximum only if the average was rising into `now`, i.e. the
+            // closing segment's power exceeds the power leaving the window's start.
+            if power > self.anchor.power {
+                let anchor = self.anchor;
+                let start_energy_at = anchor.energy + anchor.power * nanos_between(oldest_start, anchor.time);
+                self.window_peak_energy = self.window_peak_energy.max(end_energy - start_energy_at);
+            }
         }
         self.energy = end_energy;
         self.since = now;
@@ -135,7 +137,7 @@ impl Rail {
         let window_peak = if end.as_nanos() < self.window.as_nanos() && end > Time::ZERO {
             self.energy / end.as_nanos() as f64
         } else {
-            self.window_peak
+            self.window_peak_energy / self.window.as_nanos() as f64
         };
         // An average never exceeds the maximum; the clamp removes floating-point excess.
         let energy = self.energy * JOULES_PER_WATT_NANOSECOND;
