@@ -15,19 +15,21 @@
 //! simulation calls the hooks below at the instants it handles (operation start and end, transfer
 //! booking, command arrival, DRAM traffic, completion). A hook may describe changes in the future
 //! (a profile that starts once the channel is free, its ISPP segments, a transfer booked behind
-//! others): each die's next one waits in a tournament tree of dies keyed by their next change
-//! ([`next_change`]), drained in time order whenever time advances, so the rail sum sees every
-//! change in order without adding events to the simulation's queue. Die powers are integer picowatts, so the rail sum is exact.
+//! others): those wait in a small min-heap of dies keyed by their next change, drained in time
+//! order whenever time advances, so the rail sum sees every change in order without adding events
+//! to the simulation's queue. Die powers are integer picowatts, so the rail sum is exact.
 //!
 //! Contract with the caller: a hook for the die comes at the instant its profile ends and at the
 //! instant a transfer that ends its operation ends (the simulation's `ReadSensed` and `DieDone`,
-//! or `die_op_interrupt` earlier); those two changes are not booked, which halves the tree's work.
+//! or `die_op_interrupt` earlier); those two changes are not booked, which halves the heap's work.
 //! `tests/it/power.rs` checks the energy balance of whole runs against this.
 
-pub mod next_change;
 pub mod profile;
 pub mod rail;
 pub mod timeseries;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use crate::config::PowerConfig;
 use crate::metrics::report::{EnergyReport, PowerReport};
@@ -35,7 +37,6 @@ use crate::sim::time::{Duration, Time};
 
 pub use profile::OpClass;
 use profile::{ProfileRange, Profiles};
-use next_change::NextChange;
 use rail::Rail;
 use timeseries::Sampler;
 pub use timeseries::TimeSeries;
@@ -66,6 +67,18 @@ fn watts(picowatts: i64) -> f64 {
     picowatts as f64 * WATTS_PER_PICOWATT
 }
 
+/// The heap key of a change of `die` at `time`: one integer comparison orders by time, then die.
+#[inline]
+fn pending_key(time: Time, die: u32) -> u128 {
+    (u128::from(time.as_nanos()) << 32) | u128::from(die)
+}
+
+/// The time and die of a heap key.
+#[inline]
+fn pending_entry(key: u128) -> (Time, u32) {
+    (Time::from_nanos((key >> 32) as u64), key as u32)
+}
+
 /// `time - length`, never before zero.
 fn before(time: Time, length: Duration) -> Time {
     Time::from_nanos(time.as_nanos().saturating_sub(length.as_nanos()))
@@ -79,9 +92,17 @@ struct Meter {
     energy: f64,
 }
 
+/// Nanoseconds from `earlier` to `later` (not before it), as a float: through `i64`, one
+/// instruction where `u64` to `f64` takes several (simulated times stay far below 2⁶³ ns).
+#[inline]
+fn nanos_f64(later: Time, earlier: Time) -> f64 {
+    later.since(earlier).as_nanos() as i64 as f64
+}
+
 impl Meter {
+    #[inline]
     fn set(&mut self, now: Time, power: f64) {
-        self.energy += self.power * now.since(self.since).as_nanos() as f64;
+        self.energy += self.power * nanos_f64(now, self.since);
         self.since = now;
         self.power = power;
     }
@@ -115,6 +136,8 @@ struct DieState {
     transfer_start: Time,
     transfer_end: Time,
     transfer_power: i64,
+    /// Time of this die's earliest entry in the pending heap (`Time::MAX`: none).
+    queued: Time,
     /// Contribution to the NAND rail [pW] and to the I/O bus [pW].
     power: i64,
     io_bus: i64,
@@ -146,8 +169,8 @@ pub struct PowerModel {
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
     active_channels: u32,
-    /// Each die's next booked change.
-    pending: NextChange,
+    /// Dies with a booked change, keyed by [`pending_key`] (time, then die).
+    pending: BinaryHeap<Reverse<u128>>,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
@@ -192,6 +215,7 @@ impl PowerModel {
             transfer_start: Time::ZERO,
             transfer_end: Time::ZERO,
             transfer_power: 0,
+            queued: Time::MAX,
             power: standby,
             io_bus: 0,
             channel: 0,
@@ -226,7 +250,7 @@ impl PowerModel {
                 .collect(),
             busy_dies: vec![0; channels as usize],
             active_channels: 0,
-            pending: NextChange::new(dies),
+            pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
@@ -446,15 +470,41 @@ impl PowerModel {
     // -------------------------------------------------------------- internals
 
     /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
+    /// Inlined for the common case of nothing due: two comparisons.
     #[inline]
     fn advance(&mut self, now: Time) {
-        loop {
-            let (time, die) = self.pending.earliest();
+        let due = match self.pending.peek() {
+            Some(&Reverse(key)) => pending_entry(key).0 <= now,
+            None => false,
+        };
+        if due || now >= self.sampler.next_boundary {
+            self.advance_slow(now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_slow(&mut self, now: Time) {
+        while let Some(&Reverse(key)) = self.pending.peek() {
+            let (time, die) = pending_entry(key);
             if time > now {
                 break;
             }
             self.sample_until(time);
-            self.refresh(die, time);
+            let state = &mut self.dies[die as usize];
+            if state.queued == time {
+                state.queued = Time::MAX;
+            }
+            // The die's next change replaces its entry in place (one sift instead of two).
+            match self.update(die, time) {
+                Some(next) => {
+                    if let Some(mut top) = self.pending.peek_mut() {
+                        *top = Reverse(pending_key(next, die));
+                    }
+                }
+                None => {
+                    self.pending.pop();
+                }
+            }
         }
         self.sample_until(now);
     }
@@ -523,17 +573,46 @@ impl PowerModel {
     /// Brings `die` to `now`: passes the profile boundaries due, recomputes its power, updates the
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
-        let profiles = &self.profiles;
+        if let Some(next) = self.update(die, now) {
+            self.pending.push(Reverse(pending_key(next, die)));
+        }
+    }
+
+    /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
+    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    fn update(&mut self, die: u32, now: Time) -> Option<Time> {
         let state = &mut self.dies[die as usize];
-        while state.segment < state.profile.end && state.run_start <= now && state.segment_end <= now {
-            state.segment += 1;
-            if state.segment < state.profile.end {
-                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-                state.segment_end = state.run_start + offset;
+        let mut next = Time::MAX;
+        // The profile: pass the segment boundaries due; its start or next boundary is booked.
+        let mut array = false;
+        if state.segment < state.profile.end {
+            if state.run_start > now {
+                next = state.run_start;
+            } else {
+                if state.segment_end <= now {
+                    self.pass_boundaries(die, now);
+                }
+                let state = &self.dies[die as usize];
+                if state.segment < state.profile.end {
+                    array = true;
+                    if state.segment + 1 < state.profile.end {
+                        next = state.segment_end;
+                    }
+                }
             }
         }
-        let array = state.segment < state.profile.end && state.run_start <= now;
-        let transferring = state.transfer_start <= now && now < state.transfer_end;
+        let state = &mut self.dies[die as usize];
+        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
+        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
+        // and a program's data load ends where its profile starts, which is booked.
+        let transferring = if state.transfer_start > now {
+            if state.transfer_start < next {
+                next = state.transfer_start;
+            }
+            false
+        } else {
+            now < state.transfer_end
+        };
         let core = if array {
             self.segment_powers[state.segment as usize]
         } else if transferring || (state.in_op && !state.suspended) {
@@ -543,28 +622,23 @@ impl PowerModel {
         } else {
             self.standby
         };
-        let power = core + if transferring { state.transfer_power } else { 0 };
-        let io_bus = if transferring { self.io_bus_power } else { 0 };
+        let (power, io_bus) = if transferring {
+            (core + state.transfer_power, self.io_bus_power)
+        } else {
+            (core, 0)
+        };
+        let booking = if next < state.queued {
+            state.queued = next;
+            Some(next)
+        } else {
+            None
+        };
 
-        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
-        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
-        // and a program's data load ends where its profile starts, which is booked.
-        let mut next = Time::MAX;
-        if state.segment < state.profile.end {
-            if state.run_start > now {
-                next = state.run_start;
-            } else if state.segment + 1 < state.profile.end {
-                next = state.segment_end;
-            }
-        }
-        if state.transfer_start > now {
-            next = next.min(state.transfer_start);
-        }
-        self.pending.set(die, next);
-
-        let old_power = std::mem::replace(&mut state.power, power);
-        let old_io_bus = std::mem::replace(&mut state.io_bus, io_bus);
+        let old_power = state.power;
+        let old_io_bus = state.io_bus;
         if power != old_power || io_bus != old_io_bus {
+            state.power = power;
+            state.io_bus = io_bus;
             self.note_total(now);
             if power != old_power {
                 self.nand_sum += power - old_power;
@@ -573,6 +647,21 @@ impl PowerModel {
             if io_bus != old_io_bus {
                 self.io_bus_sum += io_bus - old_io_bus;
                 self.io_bus.set(now, watts(self.io_bus_sum));
+            }
+        }
+        booking
+    }
+
+    /// Moves the running profile of `die` past its segment boundaries at or before `now`.
+    #[inline(never)]
+    fn pass_boundaries(&mut self, die: u32, now: Time) {
+        let profiles = &self.profiles;
+        let state = &mut self.dies[die as usize];
+        while state.segment < state.profile.end && state.segment_end <= now {
+            state.segment += 1;
+            if state.segment < state.profile.end {
+                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+                state.segment_end = state.run_start + offset;
             }
         }
     }
