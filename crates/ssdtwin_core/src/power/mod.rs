@@ -67,16 +67,39 @@ fn watts(picowatts: i64) -> f64 {
     picowatts as f64 * WATTS_PER_PICOWATT
 }
 
-/// The heap key of a change of `die` at `time`: one integer comparison orders by time, then die.
-#[inline]
-fn pending_key(time: Time, die: u32) -> u128 {
-    (u128::from(time.as_nanos()) << 32) | u128::from(die)
+/// Heap keys: a change of a die at a time packed in one `u64`, the time in the high bits and the
+/// die in the low `die_bits`, so one integer comparison orders by time, then die.
+#[derive(Clone, Copy, Debug)]
+struct PendingKeys {
+    die_bits: u32,
 }
 
-/// The time and die of a heap key.
-#[inline]
-fn pending_entry(key: u128) -> (Time, u32) {
-    (Time::from_nanos((key >> 32) as u64), key as u32)
+impl PendingKeys {
+    fn new(dies: u32) -> PendingKeys {
+        PendingKeys {
+            die_bits: u32::BITS - dies.saturating_sub(1).leading_zeros(),
+        }
+    }
+
+    /// The key of a change of `die` at `time`.
+    #[inline]
+    fn key(self, time: Time, die: u32) -> u64 {
+        let nanos = time.as_nanos();
+        assert!(
+            nanos <= u64::MAX >> self.die_bits,
+            "power model: change booked at {time}, beyond the simulated time it can order"
+        );
+        (nanos << self.die_bits) | u64::from(die)
+    }
+
+    /// The time and die of a key.
+    #[inline]
+    fn entry(self, key: u64) -> (Time, u32) {
+        (
+            Time::from_nanos(key >> self.die_bits),
+            (key & ((1 << self.die_bits) - 1)) as u32,
+        )
+    }
 }
 
 /// `time - length`, never before zero.
@@ -169,8 +192,9 @@ pub struct PowerModel {
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
     active_channels: u32,
-    /// Dies with a booked change, keyed by [`pending_key`] (time, then die).
-    pending: BinaryHeap<Reverse<u128>>,
+    /// Dies with a booked change, keyed by `keys` (time, then die).
+    pending: BinaryHeap<Reverse<u64>>,
+    keys: PendingKeys,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
@@ -251,6 +275,7 @@ impl PowerModel {
             busy_dies: vec![0; channels as usize],
             active_channels: 0,
             pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
+            keys: PendingKeys::new(dies),
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
@@ -474,7 +499,7 @@ impl PowerModel {
     #[inline]
     fn advance(&mut self, now: Time) {
         let due = match self.pending.peek() {
-            Some(&Reverse(key)) => pending_entry(key).0 <= now,
+            Some(&Reverse(key)) => self.keys.entry(key).0 <= now,
             None => false,
         };
         if due || now >= self.sampler.next_boundary {
@@ -485,7 +510,7 @@ impl PowerModel {
     #[inline(never)]
     fn advance_slow(&mut self, now: Time) {
         while let Some(&Reverse(key)) = self.pending.peek() {
-            let (time, die) = pending_entry(key);
+            let (time, die) = self.keys.entry(key);
             if time > now {
                 break;
             }
@@ -498,7 +523,7 @@ impl PowerModel {
             match self.update(die, time) {
                 Some(next) => {
                     if let Some(mut top) = self.pending.peek_mut() {
-                        *top = Reverse(pending_key(next, die));
+                        *top = Reverse(self.keys.key(next, die));
                     }
                 }
                 None => {
@@ -574,7 +599,8 @@ impl PowerModel {
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
         if let Some(next) = self.update(die, now) {
-            self.pending.push(Reverse(pending_key(next, die)));
+            let key = self.keys.key(next, die);
+            self.pending.push(Reverse(key));
         }
     }
 
