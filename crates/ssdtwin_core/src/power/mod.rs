@@ -67,16 +67,39 @@ fn watts(picowatts: i64) -> f64 {
     picowatts as f64 * WATTS_PER_PICOWATT
 }
 
-/// The heap key of a change of `die` at `time`: one integer comparison orders by time, then die.
-#[inline]
-fn pending_key(time: Time, die: u32) -> u128 {
-    (u128::from(time.as_nanos()) << 32) | u128::from(die)
+/// Heap keys: a change of a die at a time packed in one `u64`, the time in the high bits and the
+/// die in the low `die_bits`, so one integer comparison orders by time, then die.
+#[derive(Clone, Copy, Debug)]
+struct PendingKeys {
+    die_bits: u32,
 }
 
-/// The time and die of a heap key.
-#[inline]
-fn pending_entry(key: u128) -> (Time, u32) {
-    (Time::from_nanos((key >> 32) as u64), key as u32)
+impl PendingKeys {
+    fn new(dies: u32) -> PendingKeys {
+        PendingKeys {
+            die_bits: u32::BITS - dies.saturating_sub(1).leading_zeros(),
+        }
+    }
+
+    /// The key of a change of `die` at `time`.
+    #[inline]
+    fn key(self, time: Time, die: u32) -> u64 {
+        let nanos = time.as_nanos();
+        assert!(
+            nanos <= u64::MAX >> self.die_bits,
+            "power model: change booked at {time}, beyond the simulated time it can order"
+        );
+        (nanos << self.die_bits) | u64::from(die)
+    }
+
+    /// The time and die of a key.
+    #[inline]
+    fn entry(self, key: u64) -> (Time, u32) {
+        (
+            Time::from_nanos(key >> self.die_bits),
+            (key & ((1 << self.die_bits) - 1)) as u32,
+        )
+    }
 }
 
 /// `time - length`, never before zero.
@@ -92,9 +115,17 @@ struct Meter {
     energy: f64,
 }
 
+/// Nanoseconds from `earlier` to `later` (not before it), as a float: through `i64`, one
+/// instruction where `u64` to `f64` takes several (simulated times stay far below 2⁶³ ns).
+#[inline]
+fn nanos_f64(later: Time, earlier: Time) -> f64 {
+    later.since(earlier).as_nanos() as i64 as f64
+}
+
 impl Meter {
+    #[inline]
     fn set(&mut self, now: Time, power: f64) {
-        self.energy += self.power * now.since(self.since).as_nanos() as f64;
+        self.energy += self.power * nanos_f64(now, self.since);
         self.since = now;
         self.power = power;
     }
@@ -161,16 +192,21 @@ pub struct PowerModel {
     /// Dies in an operation, per channel.
     busy_dies: Vec<u32>,
     active_channels: u32,
-    /// Dies with a booked change, keyed by [`pending_key`] (time, then die).
-    pending: BinaryHeap<Reverse<u128>>,
+    /// Dies with a booked change, keyed by `keys` (time, then die).
+    pending: BinaryHeap<Reverse<u64>>,
+    keys: PendingKeys,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
     io_bus: Meter,
     controller: Meter,
-    controller_impulses: f64,
-    dram_impulses: f64,
+    /// Host commands processed and bytes moved through DRAM (their energies are per unit).
+    commands: u64,
+    dram_bytes: u64,
     total_since: Time,
+    /// The largest NAND plus I/O bus power held for a positive time since the controller's power
+    /// last changed [pW] (`i64::MIN`: none): the input power is largest there.
+    held_peak: i64,
     total_peak: f64,
     sampler: Sampler,
 }
@@ -239,14 +275,16 @@ impl PowerModel {
             busy_dies: vec![0; channels as usize],
             active_channels: 0,
             pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
+            keys: PendingKeys::new(dies),
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
             io_bus: Meter::default(),
             controller,
-            controller_impulses: 0.0,
-            dram_impulses: 0.0,
+            commands: 0,
+            dram_bytes: 0,
             total_since: Time::ZERO,
+            held_peak: i64::MIN,
             total_peak: 0.0,
             sampler: Sampler::new(config.sample_interval),
         }
@@ -390,7 +428,7 @@ impl PowerModel {
         if now >= self.sampler.next_boundary {
             self.advance(now);
         }
-        self.controller_impulses += self.command_energy;
+        self.commands += 1;
     }
 
     /// `bytes` move through DRAM at `now` (host payload, flash data).
@@ -402,7 +440,7 @@ impl PowerModel {
         if now >= self.sampler.next_boundary {
             self.advance(now);
         }
-        self.dram_impulses += bytes as f64 * self.dram_energy_per_byte;
+        self.dram_bytes += bytes;
     }
 
     /// A host command of `bytes` completed at `now` (for the time series' IOPS and bandwidth).
@@ -425,6 +463,7 @@ impl PowerModel {
         }
         self.advance(end);
         self.note_total(end);
+        self.close_total();
         let energies = self.energies_at(end);
         self.sampler.close(end, energies);
         let (nand_energy, nand_peak, nand_peak_window) = self.nand.finish(end);
@@ -456,10 +495,22 @@ impl PowerModel {
     // -------------------------------------------------------------- internals
 
     /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
+    /// Inlined for the common case of nothing due: two comparisons.
     #[inline]
     fn advance(&mut self, now: Time) {
+        let due = match self.pending.peek() {
+            Some(&Reverse(key)) => self.keys.entry(key).0 <= now,
+            None => false,
+        };
+        if due || now >= self.sampler.next_boundary {
+            self.advance_slow(now);
+        }
+    }
+
+    #[inline(never)]
+    fn advance_slow(&mut self, now: Time) {
         while let Some(&Reverse(key)) = self.pending.peek() {
-            let (time, die) = pending_entry(key);
+            let (time, die) = self.keys.entry(key);
             if time > now {
                 break;
             }
@@ -472,7 +523,7 @@ impl PowerModel {
             match self.update(die, time) {
                 Some(next) => {
                     if let Some(mut top) = self.pending.peek_mut() {
-                        *top = Reverse(pending_key(next, die));
+                        *top = Reverse(self.keys.key(next, die));
                     }
                 }
                 None => {
@@ -497,25 +548,30 @@ impl PowerModel {
         let seconds = time.as_secs_f64();
         let nand = self.nand.energy_at(time);
         let io_bus = self.io_bus.energy_at(time);
-        let controller = self.controller.energy_at(time) + self.controller_impulses;
-        let dram = self.dram_background * seconds + self.dram_impulses;
+        let controller = self.controller.energy_at(time) + self.commands as f64 * self.command_energy;
+        let dram = self.dram_background * seconds + self.dram_bytes as f64 * self.dram_energy_per_byte;
         let other = self.other * seconds;
         let total = (nand + io_bus + controller + dram + other) * self.inverse_efficiency;
         [nand, io_bus, controller, dram, other, total]
     }
 
-    /// The instantaneous input power (impulse energies excluded) [W].
-    fn total_power(&self) -> f64 {
-        (self.nand.power() + self.io_bus.power + self.controller.power + self.dram_background + self.other)
-            * self.inverse_efficiency
-    }
-
-    /// Records the input power held since the last change, before a change at `now`.
+    /// Records the NAND and I/O bus power held since the last change, before a change at `now`.
     #[inline]
     fn note_total(&mut self, now: Time) {
         if now > self.total_since {
-            self.total_peak = self.total_peak.max(self.total_power());
+            self.held_peak = self.held_peak.max(self.nand_sum + self.io_bus_sum);
             self.total_since = now;
+        }
+    }
+
+    /// Folds the largest power held under the controller's current power into the input peak
+    /// (impulse energies excluded), before the controller's power changes and at the end.
+    fn close_total(&mut self) {
+        if self.held_peak != i64::MIN {
+            let total = (watts(self.held_peak) + self.controller.power + self.dram_background + self.other)
+                * self.inverse_efficiency;
+            self.total_peak = self.total_peak.max(total);
+            self.held_peak = i64::MIN;
         }
     }
 
@@ -533,6 +589,7 @@ impl PowerModel {
 
     fn set_active_channels(&mut self, now: Time, active: u32) {
         self.note_total(now);
+        self.close_total();
         self.active_channels = active;
         let power = self.controller_idle + self.controller_channel * f64::from(active);
         self.controller.set(now, power);
@@ -542,24 +599,46 @@ impl PowerModel {
     /// rails and books its next change.
     fn refresh(&mut self, die: u32, now: Time) {
         if let Some(next) = self.update(die, now) {
-            self.pending.push(Reverse(pending_key(next, die)));
+            let key = self.keys.key(next, die);
+            self.pending.push(Reverse(key));
         }
     }
 
     /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
     /// (earlier than its entry in the heap), already recorded as the die's `queued`.
     fn update(&mut self, die: u32, now: Time) -> Option<Time> {
-        let profiles = &self.profiles;
         let state = &mut self.dies[die as usize];
-        while state.segment < state.profile.end && state.run_start <= now && state.segment_end <= now {
-            state.segment += 1;
-            if state.segment < state.profile.end {
-                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-                state.segment_end = state.run_start + offset;
+        let mut next = Time::MAX;
+        // The profile: pass the segment boundaries due; its start or next boundary is booked.
+        let mut array = false;
+        if state.segment < state.profile.end {
+            if state.run_start > now {
+                next = state.run_start;
+            } else {
+                if state.segment_end <= now {
+                    self.pass_boundaries(die, now);
+                }
+                let state = &self.dies[die as usize];
+                if state.segment < state.profile.end {
+                    array = true;
+                    if state.segment + 1 < state.profile.end {
+                        next = state.segment_end;
+                    }
+                }
             }
         }
-        let array = state.segment < state.profile.end && state.run_start <= now;
-        let transferring = state.transfer_start <= now && now < state.transfer_end;
+        let state = &mut self.dies[die as usize];
+        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
+        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
+        // and a program's data load ends where its profile starts, which is booked.
+        let transferring = if state.transfer_start > now {
+            if state.transfer_start < next {
+                next = state.transfer_start;
+            }
+            false
+        } else {
+            now < state.transfer_end
+        };
         let core = if array {
             self.segment_powers[state.segment as usize]
         } else if transferring || (state.in_op && !state.suspended) {
@@ -569,23 +648,11 @@ impl PowerModel {
         } else {
             self.standby
         };
-        let power = core + if transferring { state.transfer_power } else { 0 };
-        let io_bus = if transferring { self.io_bus_power } else { 0 };
-
-        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
-        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
-        // and a program's data load ends where its profile starts, which is booked.
-        let mut next = Time::MAX;
-        if state.segment < state.profile.end {
-            if state.run_start > now {
-                next = state.run_start;
-            } else if state.segment + 1 < state.profile.end {
-                next = state.segment_end;
-            }
-        }
-        if state.transfer_start > now {
-            next = next.min(state.transfer_start);
-        }
+        let (power, io_bus) = if transferring {
+            (core + state.transfer_power, self.io_bus_power)
+        } else {
+            (core, 0)
+        };
         let booking = if next < state.queued {
             state.queued = next;
             Some(next)
@@ -593,9 +660,11 @@ impl PowerModel {
             None
         };
 
-        let old_power = std::mem::replace(&mut state.power, power);
-        let old_io_bus = std::mem::replace(&mut state.io_bus, io_bus);
+        let old_power = state.power;
+        let old_io_bus = state.io_bus;
         if power != old_power || io_bus != old_io_bus {
+            state.power = power;
+            state.io_bus = io_bus;
             self.note_total(now);
             if power != old_power {
                 self.nand_sum += power - old_power;
@@ -607,6 +676,20 @@ impl PowerModel {
             }
         }
         booking
+    }
+
+    /// Moves the running profile of `die` past its segment boundaries at or before `now`.
+    #[inline(never)]
+    fn pass_boundaries(&mut self, die: u32, now: Time) {
+        let profiles = &self.profiles;
+        let state = &mut self.dies[die as usize];
+        while state.segment < state.profile.end && state.segment_end <= now {
+            state.segment += 1;
+            if state.segment < state.profile.end {
+                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+                state.segment_end = state.run_start + offset;
+            }
+        }
     }
 }
 

@@ -6,10 +6,8 @@
 //! length is no peak), and its peak over a window `W` — the largest average over any interval of
 //! length `W` — is reached where the window's end or start meets a change point: between those
 //! breakpoints the windowed average is linear in the window's position. The rail keeps the change
-//! points of the last `W` in a deque; each is pushed once and popped once (O(1) amortised), and
+//! points of the last `W` in a queue; each is pushed once and popped once (O(1) amortised), and
 //! the window average is evaluated at each breakpoint as it passes.
-
-use std::collections::VecDeque;
 
 use crate::sim::time::{Duration, Time};
 
@@ -19,8 +17,12 @@ const JOULES_PER_WATT_NANOSECOND: f64 = 1e-9;
 /// Nanoseconds from `earlier` to `later`, as a float.
 #[inline]
 fn nanos_between(later: Time, earlier: Time) -> f64 {
-    later.since(earlier).as_nanos() as f64
+    // Through i64: one instruction where u64 to f64 takes several (times stay far below 2⁶³ ns).
+    later.since(earlier).as_nanos() as i64 as f64
 }
+
+/// Number of passed points that triggers moving the live ones to the front of the vector.
+const COMPACT_AT: usize = 4096;
 
 /// A change point: the instant, the rail's energy up to it [W·ns], and the power from it on [W].
 #[derive(Clone, Copy, Debug)]
@@ -38,11 +40,12 @@ pub struct Rail {
     energy: f64,
     peak: f64,
     window: Duration,
-    /// 1 / window [1/ns].
-    inverse_window: f64,
-    window_peak: f64,
-    /// Change points younger than one window, oldest first.
-    points: VecDeque<Point>,
+    /// Largest energy over any window seen so far [W·ns] (divided by the window at the end).
+    window_peak_energy: f64,
+    /// Change points, oldest first; those from `first` on are younger than one window (a plain
+    /// vector with a moving start, compacted now and then: cheaper than a ring buffer's wrapping).
+    points: Vec<Point>,
+    first: usize,
     /// The latest change point at or before the start of the last evaluated window.
     anchor: Point,
 }
@@ -60,14 +63,15 @@ impl Rail {
             energy: 0.0,
             peak: 0.0,
             window,
-            inverse_window: 1.0 / window.as_nanos().max(1) as f64,
-            window_peak: 0.0,
-            points: VecDeque::with_capacity(256),
+            window_peak_energy: 0.0,
+            points: Vec::with_capacity(COMPACT_AT),
+            first: 0,
             anchor: origin,
         }
     }
 
     /// The power now [W].
+    #[inline]
     pub fn power(&self) -> f64 {
         self.power
     }
@@ -78,15 +82,20 @@ impl Rail {
     }
 
     /// The power changes to `power` at `now` (not before the last change).
+    #[inline]
     pub fn set(&mut self, now: Time, power: f64) {
         if now > self.since {
             self.close(now);
-            self.points.push_back(Point {
+            if self.first >= COMPACT_AT {
+                self.points.drain(..self.first);
+                self.first = 0;
+            }
+            self.points.push(Point {
                 time: now,
                 energy: self.energy,
                 power,
             });
-        } else if let Some(last) = self.points.back_mut().filter(|point| point.time == now) {
+        } else if let Some(last) = self.points[self.first..].last_mut().filter(|point| point.time == now) {
             last.power = power;
         } else {
             self.anchor.power = power; // a change at time zero
@@ -95,32 +104,44 @@ impl Rail {
     }
 
     /// Ends the constant segment `[since, now)`.
+    #[inline]
     fn close(&mut self, now: Time) {
         let start = self.since;
         let start_energy = self.energy;
         let power = self.power;
         let end_energy = start_energy + power * nanos_between(now, start);
-        self.peak = self.peak.max(power);
-        let window = self.window;
-        let inverse_window = self.inverse_window;
-        // Window ends inside (start, now] where the window's start meets a change point.
-        while let Some(&point) = self.points.front() {
-            let end = point.time + window;
-            if end > now {
-                break;
-            }
-            let end_energy_at = start_energy + power * nanos_between(end, start);
-            self.window_peak = self.window_peak.max((end_energy_at - point.energy) * inverse_window);
-            self.anchor = point;
-            self.points.pop_front();
+        if power > self.peak {
+            self.peak = power;
         }
-        // The window ending now: a maximum only if the average was rising into `now`, i.e. the
-        // closing segment's power exceeds the power leaving the window's start.
-        if now.as_nanos() >= window.as_nanos() && power > self.anchor.power {
-            let window_start = Time::from_nanos(now.as_nanos() - window.as_nanos());
-            let anchor = self.anchor;
-            let start_energy_at = anchor.energy + anchor.power * nanos_between(window_start, anchor.time);
-            self.window_peak = self.window_peak.max((end_energy - start_energy_at) * inverse_window);
+        let window = self.window;
+        // Windows that end inside (start, now] and start at a change point; such a point is at or
+        // before `now - window`.
+        let oldest_start = Time::from_nanos(now.as_nanos().wrapping_sub(window.as_nanos()));
+        if now.as_nanos() >= window.as_nanos() {
+            let mut best = self.window_peak_energy;
+            while let Some(&point) = self.points.get(self.first) {
+                if point.time > oldest_start {
+                    break;
+                }
+                let end_energy_at = start_energy + power * nanos_between(point.time + window, start);
+                let energy = end_energy_at - point.energy;
+                if energy > best {
+                    best = energy;
+                }
+                self.anchor = point;
+                self.first += 1;
+            }
+            // The window ending now: a maximum only if the average was rising into `now`, i.e. the
+            // closing segment's power exceeds the power leaving the window's start.
+            if power > self.anchor.power {
+                let anchor = self.anchor;
+                let start_energy_at = anchor.energy + anchor.power * nanos_between(oldest_start, anchor.time);
+                let energy = end_energy - start_energy_at;
+                if energy > best {
+                    best = energy;
+                }
+            }
+            self.window_peak_energy = best;
         }
         self.energy = end_energy;
         self.since = now;
@@ -135,7 +156,7 @@ impl Rail {
         let window_peak = if end.as_nanos() < self.window.as_nanos() && end > Time::ZERO {
             self.energy / end.as_nanos() as f64
         } else {
-            self.window_peak
+            self.window_peak_energy / self.window.as_nanos() as f64
         };
         // An average never exceeds the maximum; the clamp removes floating-point excess.
         let energy = self.energy * JOULES_PER_WATT_NANOSECOND;
