@@ -441,6 +441,11 @@ pub struct FtlConfig {
     pub over_provisioning: f64,
     /// GC starts on a plane when its free blocks fall below this fraction of its blocks [fraction].
     pub gc_threshold: f64,
+    /// Urgent GC: when a plane's free blocks fall below this fraction of its blocks, its die serves
+    /// its queues in arrival order (host reads no longer overtake GC work under `read_first`) and
+    /// does not suspend GC programs and erases, as firmware raises GC priority when free space runs
+    /// out; 0 = off [fraction].
+    pub gc_urgent_threshold: f64,
     /// Victim selection: greedy, cost_benefit, random or fifo.
     pub gc_policy: GcPolicyKind,
     /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
@@ -458,6 +463,7 @@ impl Default for FtlConfig {
             mapping_unit: ByteSize(4096),
             over_provisioning: 0.30,
             gc_threshold: 0.10,
+            gc_urgent_threshold: 0.0,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
             log_blocks: 64,

@@ -192,6 +192,14 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
         ),
     )?;
     check(
+        ftl.gc_urgent_threshold.is_finite()
+            && ftl.gc_urgent_threshold >= 0.0
+            && ftl.gc_urgent_threshold <= ftl.gc_threshold,
+        "ftl.gc_urgent_threshold",
+        ftl.gc_urgent_threshold,
+        &format!("0 (off) to ftl.gc_threshold ({})", ftl.gc_threshold),
+    )?;
+    check(
         (1..=4096).contains(&ftl.gc_candidates),
         "ftl.gc_candidates",
         ftl.gc_candidates,

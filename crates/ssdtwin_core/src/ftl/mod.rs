@@ -108,6 +108,8 @@ pub struct Ftl {
     gc_open: Vec<Option<OpenPage>>,
     /// GC runs on a plane with fewer free blocks than this.
     gc_trigger: usize,
+    /// Free blocks per plane below which GC is urgent (0 = never).
+    gc_urgent: usize,
     policy: VictimPolicy,
     rng: Rng,
     close_order: u64,
@@ -133,6 +135,7 @@ impl Ftl {
             })
             .collect();
         let gc_trigger = ((scenario.ftl.gc_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize).max(2);
+        let gc_urgent = (scenario.ftl.gc_urgent_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize;
         let targets = if scenario.flash.multi_plane {
             (0..geometry.dies)
                 .map(|die| ProgramTarget {
@@ -160,6 +163,7 @@ impl Ftl {
             active: vec![NONE; 2 * planes as usize],
             gc_open: vec![None; planes as usize],
             gc_trigger,
+            gc_urgent,
             policy: VictimPolicy::new(&scenario.ftl, planes),
             rng,
             close_order: 0,
@@ -256,6 +260,13 @@ impl Ftl {
     /// Whether `plane` is short of free blocks (page mapping; block and BAST reclaim on write).
     pub fn needs_gc(&self, plane: u32) -> bool {
         self.is_page_mapped() && self.free[plane as usize].len() < self.gc_trigger
+    }
+
+    /// Whether a plane of `die` is below the urgent-GC level (`ftl.gc_urgent_threshold`).
+    pub fn gc_urgent(&self, die: u32) -> bool {
+        let planes = self.geometry.planes_per_die;
+        self.gc_urgent > 0
+            && (die * planes..(die + 1) * planes).any(|plane| self.free[plane as usize].len() < self.gc_urgent)
     }
 
     /// Whether the data at `physical` is on flash (its page programmed) rather than in a buffer.

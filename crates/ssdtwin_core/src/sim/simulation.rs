@@ -768,7 +768,11 @@ impl Simulation {
             };
             state.queues.host.remove(index).expect("a queued read")
         } else {
-            let Some(choice) = self.scheduler.choose(&state.queues, &self.ops.items, self.now) else {
+            // Urgent GC is not overtaken: the die serves its queues in arrival order.
+            let urgent = !state.queues.internal.is_empty() && self.ftl.gc_urgent(die);
+            let scheduler = if urgent { Scheduler::Fifo } else { self.scheduler };
+            let choice = scheduler.choose(&state.queues, &self.ops.items, self.now);
+            let Some(choice) = choice else {
                 return;
             };
             match choice {
@@ -900,6 +904,14 @@ impl Simulation {
             return;
         };
         if !array.may_suspend() {
+            return;
+        }
+        let gc_work = match self.ops[array.op].kind {
+            OpKind::Program { stream, .. } => stream == Stream::Gc,
+            OpKind::Erase { .. } => true,
+            _ => false,
+        };
+        if gc_work && self.ftl.gc_urgent(die) {
             return;
         }
         let Some(at) = array.next_safe_point(self.now) else {

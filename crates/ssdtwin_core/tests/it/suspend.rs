@@ -268,3 +268,37 @@ fn read_first_age_limit_lets_a_waiting_program_go_first() {
     );
     assert!(bounded_program < unbounded_program);
 }
+
+#[test]
+fn urgent_gc_is_neither_overtaken_nor_suspended() {
+    // Reads first and suspend on: host reads overtake GC reads and suspend GC programs, so GC
+    // falls behind. With urgent GC, a die short of free blocks serves GC first and does not
+    // suspend it: more GC work gets done in the same run, and fewer GC programs are suspended.
+    let run_with = |urgent: &str| {
+        let scenario = scenario(&[
+            "workload.read_fraction=0.5",
+            "workload.precondition=steady",
+            "workload.io_count=100000",
+            "host.queue_depth=32",
+            "controller.scheduler=read_first",
+            "flash.suspend.program=true",
+            "flash.suspend.erase=true",
+            &format!("ftl.gc_urgent_threshold={urgent}"),
+        ]);
+        super::run(&scenario)
+    };
+    let off = run_with("0.0");
+    let on = run_with("0.1");
+    assert!(
+        on.flash.gc_programs > off.flash.gc_programs,
+        "GC programs: {} with urgent GC, {} without",
+        on.flash.gc_programs,
+        off.flash.gc_programs
+    );
+    assert!(
+        on.flash.erases > off.flash.erases,
+        "erases: {} vs {}",
+        on.flash.erases,
+        off.flash.erases
+    );
+}
