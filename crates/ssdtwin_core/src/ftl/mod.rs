@@ -534,13 +534,13 @@ impl Ftl {
         if precondition == Precondition::None {
             return Ok(true);
         }
-        if !self.is_page_mapped() {
-            return self.precondition_mapped(precondition, span_units, overwrites, pattern_rng, progress);
-        }
         let random_writes = match precondition {
             Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
             _ => 0,
         };
+        if !self.is_page_mapped() {
+            return self.precondition_mapped(span_units, random_writes, pattern_rng, progress);
+        }
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::default();
         for logical in 0..span_units {
@@ -586,20 +586,15 @@ impl Ftl {
 }
 
 impl Ftl {
-    /// [`Self::precondition`] for block mapping and BAST: the same writes, each with its copies
-    /// and erases completed at once.
+    /// [`Self::precondition`] for block mapping and BAST: the span once in order, then
+    /// `random_writes` random overwrites, each with its copies and erases completed at once.
     fn precondition_mapped(
         &mut self,
-        precondition: Precondition,
         span_units: u32,
-        overwrites: f64,
+        random_writes: u64,
         pattern_rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
-        let random_writes = match precondition {
-            Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
-            _ => 0,
-        };
         let total = u64::from(span_units) + random_writes;
         for done in 0..total {
             let logical = if done < u64::from(span_units) {

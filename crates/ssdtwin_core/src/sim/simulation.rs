@@ -813,23 +813,12 @@ impl Simulation {
                     index += 1;
                 }
                 let page_type = self.geometry.page_type(self.geometry.page_of_unit(physical));
-                let sensing = channel.reserve(self.now, self.timing.command);
-                let t_read = self.timing.read[page_type];
-                self.power
-                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
-                let sensed = sensing + t_read;
                 self.counters.reads += 1;
-                self.events.schedule(sensed, Event::ReadSensed { die });
+                self.begin_sense(die, page_type);
             }
             OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
-                let page_type = self.geometry.page_type(page);
-                let sensing = channel.reserve(self.now, self.timing.command);
-                let t_read = self.timing.read[page_type];
-                self.power
-                    .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
-                let sensed = sensing + t_read;
                 self.counters.gc_reads += 1;
-                self.events.schedule(sensed, Event::ReadSensed { die });
+                self.begin_sense(die, self.geometry.page_type(page));
             }
             OpKind::Program {
                 stream,
@@ -860,10 +849,7 @@ impl Simulation {
                 self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase);
             }
             OpKind::Probe { action, .. } => match action {
-                ProbeAction::Read { page_type } => {
-                    let sensed = channel.reserve(self.now, self.timing.command) + self.timing.read[page_type as usize];
-                    self.events.schedule(sensed, Event::ReadSensed { die });
-                }
+                ProbeAction::Read { page_type } => self.begin_sense(die, page_type as usize),
                 ProbeAction::Program { page_type } => {
                     let loaded = channel.reserve(self.now, self.timing.program_transfer(self.geometry.units_per_page));
                     let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
@@ -875,6 +861,17 @@ impl Simulation {
                 }
             },
         }
+    }
+
+    /// Command cycles on `die`'s channel, then the array read of a page of `page_type`; its data
+    /// waits for the channel at `ReadSensed`.
+    fn begin_sense(&mut self, die: u32, page_type: usize) {
+        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        let sensing = channel.reserve(self.now, self.timing.command);
+        let t_read = self.timing.read[page_type];
+        self.power
+            .die_op_start(self.now, die, sensing, OpClass::Read, page_type, t_read);
+        self.events.schedule(sensing + t_read, Event::ReadSensed { die });
     }
 
     // ------------------------------------------------------------- suspend
