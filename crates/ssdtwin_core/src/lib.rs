@@ -4,12 +4,14 @@
 //! file, text or table, plus `--set` overrides) into a validated [`Scenario`]; [`run`] simulates
 //! it and returns a [`Report`]. See `ARCHITECTURE.md` for the map of the modules.
 
+pub mod base;
 pub mod config;
 pub mod controller;
 pub mod flash;
 pub mod ftl;
 pub mod host;
 pub mod metrics;
+pub mod observe;
 pub mod power;
 pub mod sim;
 pub mod workload;

@@ -7,207 +7,130 @@
 //! behind it: a Head-of-Line (HoL) event. Writes fill a flash page (or a multi-plane page group) in
 //! the frame buffer; the full page becomes one program in the TCQ of its die. GC operations wait
 //! in a separate internal queue per die. The scheduler picks what an idle die serves next.
+//!
+//! [`Controller`] owns all of it: the FTL it drives, the dies' queues and operations, the
+//! channels. Its handlers are split by concern: `admission.rs` (host queue, frame buffer, write
+//! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies and
+//! channels, ONFI timing), `array.rs` (program/erase array phases and suspend), `gc.rs` (garbage
+//! collection as die operations), `tally.rs` (the counters it reports).
 
+mod admission;
+mod array;
+mod dies;
+mod gc;
+mod mapped;
+pub mod ops;
 pub mod scheduler;
 pub mod suspend;
+pub mod tally;
 
 use std::collections::VecDeque;
 
-use crate::ftl::{ProgramTarget, Stream};
+use crate::base::slab::Slab;
+use crate::config::{ControllerConfig, SuspendConfig};
+use crate::flash::{Channel, Geometry, Timing};
+use crate::ftl::mapping::NONE;
+use crate::ftl::Ftl;
+use crate::sim::rng::Rng;
 use crate::sim::time::{Duration, Time};
+use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use scheduler::Scheduler;
+use tally::Tally;
 
-/// Most planes one program can write (bounds the inline page list of an operation).
-pub const MAX_PLANES: usize = 16;
-
-/// A host command in flight.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Command {
-    /// When the command arrived at the host (open loop) or was submitted (closed loop).
-    pub arrival: Time,
-    /// When the host submitted it to the drive.
-    pub submitted: Time,
-    /// Workload job (stream) it belongs to.
-    pub job: u32,
-    pub is_read: bool,
-    pub first_unit: u32,
-    pub units: u32,
-    /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
-    pub remaining: u32,
-}
-
-/// One mapping unit of a command.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Transaction {
-    pub command: u32,
-    pub logical: u32,
-    pub physical: u32,
-}
-
-/// What a flash operation does.
-#[derive(Clone, Copy, Debug)]
-pub enum OpKind {
-    /// A host read of one transaction (reads of the same page are served together).
-    HostRead {
-        transaction: u32,
-    },
-    /// GC reads the valid units of one page of its victim.
-    GcRead {
-        block: u32,
-        page: u32,
-        units: u32,
-    },
-    /// A program of one page in each of `page_count` planes.
-    Program {
-        stream: Stream,
-        pages: [(u32, u32); MAX_PLANES],
-        page_count: u8,
-        units: u32,
-    },
-    Erase {
-        block: u32,
-    },
-    /// Block mapping or BAST reads a valid page to copy it (its program is queued behind it).
-    CopyRead {
-        block: u32,
-        page: u32,
-    },
-    /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
-    Probe {
-        id: u32,
-        action: ProbeAction,
-    },
-}
-
-/// What a harness operation does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProbeAction {
-    /// Read one mapping unit of a page of this type.
-    Read {
-        page_type: u8,
-    },
-    /// Program one page of this type.
-    Program {
-        page_type: u8,
-    },
-    Erase,
-}
-
-impl OpKind {
-    /// A host read (or a harness read): what may overtake programs and suspend them.
-    pub fn is_host_read(&self) -> bool {
-        matches!(
-            self,
-            OpKind::HostRead { .. }
-                | OpKind::Probe {
-                    action: ProbeAction::Read { .. },
-                    ..
-                }
-        )
-    }
-}
-
-/// An operation queued at or running on a die.
-#[derive(Clone, Copy, Debug)]
-pub struct FlashOp {
-    pub kind: OpKind,
-    /// Arrival order at the die (FIFO ties).
-    pub sequence: u64,
-    /// When it joined the die's queue.
-    pub queued_at: Time,
-}
-
-/// The queues in front of one die.
-#[derive(Debug, Default)]
-pub struct DieQueues {
-    /// Target command queue: host reads and programs, in arrival order.
-    pub host: VecDeque<u32>,
-    /// GC reads, programs and erases.
-    pub internal: VecDeque<u32>,
-}
-
-/// One die's queues and state.
-#[derive(Debug, Default)]
-pub struct Die {
-    pub queues: DieQueues,
-    pub running: Option<u32>,
-    /// Host operations queued or running (the TCQ occupancy).
-    pub host_slots: u32,
-    /// Transactions served by the running host read.
-    pub batch: Vec<u32>,
-    pub busy_since: Time,
-    pub busy: Duration,
-    /// The program or erase in its array phase (running or suspended).
-    pub array: Option<suspend::ArrayOp>,
-    /// Bumped whenever a scheduled array completion or suspension becomes void.
-    pub generation: u32,
-}
-
-/// A dense table with reusable slots: ids stay small integers, nothing is allocated once warm.
+/// The controller, the FTL it drives and the flash it drives it on.
 #[derive(Debug)]
-pub struct Slab<T> {
-    pub items: Vec<T>,
-    free: Vec<u32>,
+pub struct Controller {
+    pub geometry: Geometry,
+    timing: Timing,
+    pub ftl: Ftl,
+    pub channels: Vec<Channel>,
+    pub dies: Vec<Die>,
+    scheduler: Scheduler,
+    suspend_config: SuspendConfig,
+    /// Host commands in flight; the host inserts and removes them.
+    pub commands: Slab<Command>,
+    transactions: Slab<Transaction>,
+    ops: Slab<FlashOp>,
+    op_sequence: u64,
+    /// Transactions waiting, in order, to enter the frame buffer and their die queues.
+    host_queue: VecDeque<u32>,
+    frame_buffer: u32,
+    frame_used: u32,
+    die_queue_depth: u32,
+    buffer_read_time: Duration,
+    head_blocked: bool,
+    open_program: Option<OpenProgram>,
+    /// A full program waiting for a slot in its die's queue (blocks further writes).
+    pending_program: Option<(u32, u32)>,
+    next_target: usize,
+    gc: Vec<PlaneGc>,
+    flash_rng: Rng,
+    /// Read commands whose data is complete, for the host to carry back (drained by the engine).
+    pub to_host: Vec<u32>,
+    /// Completion times of the die-level harness's operations, by probe id.
+    pub probe_done: Vec<Option<Time>>,
+    pub tally: Tally,
 }
 
-impl<T> Default for Slab<T> {
-    fn default() -> Self {
-        Slab {
-            items: Vec::new(),
-            free: Vec::new(),
+impl Controller {
+    /// A controller for `geometry` with `config`, driving `ftl`; checks the frame buffer and plane
+    /// count against what one program needs.
+    pub fn new(
+        config: &ControllerConfig,
+        flash: (&SuspendConfig, Duration),
+        geometry: Geometry,
+        timing: Timing,
+        ftl: Ftl,
+        flash_rng: Rng,
+    ) -> Result<Controller, crate::config::ConfigError> {
+        let (suspend, channel_switch_time) = flash;
+        let units_per_program = geometry.units_per_page * ftl.targets()[0].plane_count;
+        if config.frame_buffer < units_per_program {
+            return Err(crate::config::ConfigError::new(
+                "controller.frame_buffer",
+                format!(
+                    "{} is out of range; allowed: at least the mapping units of one program ({units_per_program} = page_size / mapping_unit x planes programmed together)",
+                    config.frame_buffer
+                ),
+            ));
         }
-    }
-}
-
-impl<T: Copy> Slab<T> {
-    pub fn insert(&mut self, item: T) -> u32 {
-        match self.free.pop() {
-            Some(id) => {
-                self.items[id as usize] = item;
-                id
-            }
-            None => {
-                self.items.push(item);
-                (self.items.len() - 1) as u32
-            }
+        if geometry.planes_per_die as usize > MAX_PLANES {
+            return Err(crate::config::ConfigError::new(
+                "flash.planes_per_die",
+                format!("at most {MAX_PLANES}"),
+            ));
         }
+        let gc_idle = PlaneGc {
+            victim: NONE,
+            next_page: 0,
+            reads_in_flight: 0,
+        };
+        Ok(Controller {
+            channels: vec![Channel::new(channel_switch_time); geometry.channels as usize],
+            dies: (0..geometry.dies).map(|_| Die::default()).collect(),
+            scheduler: Scheduler::new(config),
+            suspend_config: suspend.clone(),
+            commands: Slab::default(),
+            transactions: Slab::default(),
+            ops: Slab::default(),
+            op_sequence: 0,
+            host_queue: VecDeque::new(),
+            frame_buffer: config.frame_buffer,
+            frame_used: 0,
+            die_queue_depth: config.die_queue_depth,
+            buffer_read_time: config.buffer_read_time,
+            head_blocked: false,
+            open_program: None,
+            pending_program: None,
+            next_target: 0,
+            gc: vec![gc_idle; geometry.planes() as usize],
+            flash_rng,
+            to_host: Vec::new(),
+            probe_done: Vec::new(),
+            tally: Tally::default(),
+            geometry,
+            timing,
+            ftl,
+        })
     }
-
-    pub fn remove(&mut self, id: u32) -> T {
-        self.free.push(id);
-        self.items[id as usize]
-    }
 }
-
-impl<T> std::ops::Index<u32> for Slab<T> {
-    type Output = T;
-    fn index(&self, id: u32) -> &T {
-        &self.items[id as usize]
-    }
-}
-impl<T> std::ops::IndexMut<u32> for Slab<T> {
-    fn index_mut(&mut self, id: u32) -> &mut T {
-        &mut self.items[id as usize]
-    }
-}
-
-/// Host data being gathered into one program.
-#[derive(Clone, Copy, Debug)]
-pub struct OpenProgram {
-    pub target: ProgramTarget,
-    pub pages: [(u32, u32); MAX_PLANES],
-    pub filled: u32,
-    pub capacity: u32,
-}
-
-/// Garbage collection in progress on one plane.
-#[derive(Clone, Copy, Debug)]
-pub struct PlaneGc {
-    /// The victim block, or `ftl::mapping::NONE`.
-    pub victim: u32,
-    /// Next victim page to read.
-    pub next_page: u32,
-    pub reads_in_flight: u32,
-}
-
-/// GC page reads in flight per plane: copying proceeds page by page, never flooding a die.
-pub const GC_READ_WINDOW: u32 = 2;

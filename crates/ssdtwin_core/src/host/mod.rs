@@ -6,6 +6,8 @@
 //! `submission_interval` apart (the command-submission-time throttle of the self-heating paper).
 //! The link moves payloads at the PCIe rate, one direction independent of the other.
 
+pub mod submission;
+
 use std::collections::VecDeque;
 
 use crate::config::{HostConfig, HostMode};
@@ -91,6 +93,15 @@ pub struct Host {
     /// Commands to generate (0: until `stop_at`).
     pub io_count: u64,
     pub stop_at: Time,
+    /// Commands completed so far.
+    pub completed: u64,
+    /// The source is timed: every request carries its arrival time.
+    pub timed: bool,
+    /// The next timed arrival, drawn from the source when its `HostArrival` was scheduled.
+    pub next_arrival: Option<Pending>,
+    /// A workload input error (malformed trace line) that ends the run.
+    pub workload_error: Option<String>,
+    pub link: PcieLink,
 }
 
 impl Host {
@@ -115,6 +126,11 @@ impl Host {
             issued: 0,
             io_count,
             stop_at: if io_count > 0 { Time::MAX } else { Time::ZERO + duration },
+            completed: 0,
+            timed: false,
+            next_arrival: None,
+            workload_error: None,
+            link: PcieLink::new(config),
         }
     }
 

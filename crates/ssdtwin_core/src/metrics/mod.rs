@@ -2,3 +2,4 @@
 pub mod jobs;
 pub mod latency;
 pub mod report;
+pub mod run;

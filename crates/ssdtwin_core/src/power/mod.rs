@@ -24,6 +24,7 @@
 //! or `die_op_interrupt` earlier); those two changes are not booked, which halves the heap's work.
 //! `tests/it/power.rs` checks the energy balance of whole runs against this.
 
+pub mod observer;
 pub mod profile;
 pub mod rail;
 pub mod timeseries;
@@ -35,7 +36,7 @@ use crate::config::PowerConfig;
 use crate::metrics::report::{EnergyReport, PowerReport};
 use crate::sim::time::{Duration, Time};
 
-pub use profile::OpClass;
+pub use crate::observe::{Direction, OpClass};
 use profile::{ProfileRange, Profiles};
 use rail::Rail;
 use timeseries::Sampler;
@@ -49,15 +50,6 @@ const JOULES_PER_MICROJOULE: f64 = 1e-6;
 const JOULES_PER_NANOJOULE: f64 = 1e-9;
 const AMPERES_PER_MILLIAMPERE: f64 = 1e-3;
 const AMPERES_PER_MICROAMPERE: f64 = 1e-6;
-
-/// Direction of a channel transfer as seen from the die.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Program data (and command cycles) into the die: ICC4W.
-    In,
-    /// Read data out of the die: ICC4R.
-    Out,
-}
 
 fn picowatts(watts: f64) -> i64 {
     (watts * PICOWATTS_PER_WATT).round() as i64

@@ -11,13 +11,7 @@
 use crate::config::{PerPageTypeCurrent, PowerConfig, ProfileSegment};
 use crate::sim::time::Duration;
 
-/// What a die does with its array.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpClass {
-    Read,
-    Program,
-    Erase,
-}
+pub use crate::observe::OpClass;
 
 /// One precomputed segment: it ends at `end_fraction` of the operation and draws `power_w` on VCC.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -7,17 +7,17 @@
 //! erase erases. Completion times therefore follow from the flash timing alone, which is what the
 //! suspend tests pin to the nanosecond.
 
-use super::simulation::{Probe, Simulation};
 use super::time::Time;
+use super::Simulation;
 use crate::config::{ConfigError, Scenario};
-use crate::controller::ProbeAction;
+use crate::controller::ops::ProbeAction;
 use crate::metrics::report::SuspendReport;
 
 /// A drive with nothing running, to which tests issue operations.
 #[derive(Debug)]
 pub struct DieHarness {
     simulation: Simulation,
-    probes: Vec<Probe>,
+    probes: Vec<(Time, u32, ProbeAction)>,
     dies: u32,
     page_types: u8,
 }
@@ -50,12 +50,7 @@ impl DieHarness {
         if let ProbeAction::Read { page_type } | ProbeAction::Program { page_type } = action {
             assert!(page_type < self.page_types, "page type {page_type} does not exist");
         }
-        self.probes.push(Probe {
-            at,
-            die,
-            action,
-            done: None,
-        });
+        self.probes.push((at, die, action));
         self.probes.len() - 1
     }
 
@@ -76,11 +71,11 @@ impl DieHarness {
 
     /// Runs until every operation has completed.
     pub fn run(mut self) -> HarnessResult {
-        let probes = self.simulation.run_probes(&self.probes);
+        let done = self.simulation.run_probes(&self.probes);
         HarnessResult {
-            completions: probes
+            completions: done
                 .iter()
-                .map(|probe| probe.done.expect("every harness operation completes"))
+                .map(|done| done.expect("every harness operation completes"))
                 .collect(),
             suspend: self.simulation.suspend_report(),
         }

@@ -1,14 +1,28 @@
-//! Time, the event queue, the random number generator and the assembled simulation.
-pub mod event;
+//! The engine: time, the random number generator, the assembled drive and its event loop.
+//!
+//! `assembly.rs` builds every component from one validated scenario, top to bottom; `engine.rs`
+//! pops events in `(time, sequence)` order and hands each to the component that owns it;
+//! `report.rs` gathers the components' and observers' figures into the report. All state lives
+//! in one [`Simulation`] value: no globals, so simulations on different threads never meet.
+mod assembly;
+mod engine;
 pub mod harness;
+mod report;
 pub mod rng;
-pub mod simulation;
 pub mod time;
 
-pub use simulation::Simulation;
-
+use crate::base::event::EventQueue;
 use crate::config::Scenario;
+use crate::controller::ops::ProbeAction;
+use crate::controller::Controller;
+use crate::host::Host;
 use crate::metrics::report::Report;
+use crate::metrics::run::RunMetrics;
+use crate::observe::Changes;
+use crate::power::PowerModel;
+use crate::workload::Source;
+use rng::Rng;
+use time::Time;
 
 /// Progress of a run, as passed to the progress callback.
 #[derive(Clone, Debug)]
@@ -40,4 +54,24 @@ pub enum RunError {
 /// Builds and runs the simulation of `scenario`.
 pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
     Simulation::new(scenario)?.run(progress)
+}
+
+/// One simulated drive under one workload.
+#[derive(Debug)]
+pub struct Simulation {
+    scenario: Scenario,
+    now: Time,
+    events: EventQueue,
+    changes: Changes,
+    workload: Source,
+    span_units: u32,
+    host: Host,
+    controller: Controller,
+    // Observers.
+    power: PowerModel,
+    metrics: RunMetrics,
+    precondition_rng: Rng,
+    events_handled: u64,
+    /// Operations of the die-level harness: die and action, by probe id.
+    probes: Vec<(u32, ProbeAction)>,
 }

@@ -148,3 +148,10 @@ impl Source {
         }
     }
 }
+
+impl crate::host::submission::CommandSource for Source {
+    #[inline]
+    fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
+        self.next(job, now)
+    }
+}

@@ -1,5 +1,6 @@
 //! FIFO: the oldest operation at the die, host or internal, by arrival sequence.
-use super::{Choice, DieQueues, FlashOp};
+use super::choice::Choice;
+use crate::controller::ops::{DieQueues, FlashOp};
 
 pub fn choose(queues: &DieQueues, ops: &[FlashOp]) -> Option<Choice> {
     match (queues.host.front(), queues.internal.front()) {

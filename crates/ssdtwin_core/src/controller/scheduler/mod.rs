@@ -1,22 +1,16 @@
 //! Die schedulers: which queued operation an idle die serves next. One file per policy behind a
 //! closed enum; adding one is a file, a variant here and a variant of `config::SchedulerKind`.
 
+pub mod choice;
 mod fifo;
 mod read_first;
 
-use super::{DieQueues, FlashOp};
+pub use choice::Choice;
+
+use super::ops::{DieQueues, FlashOp};
 use crate::config::ControllerConfig;
 use crate::config::SchedulerKind;
 use crate::sim::time::{Duration, Time};
-
-/// Where the chosen operation waits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Choice {
-    /// Index in the die's host queue (target command queue).
-    Host(usize),
-    /// Front of the die's internal (GC) queue.
-    Internal,
-}
 
 #[derive(Clone, Copy, Debug)]
 pub enum Scheduler {

@@ -1,7 +1,9 @@
 //! Read-first: the oldest host read at the die overtakes queued programs, erases and GC work;
 //! without a host read, FIFO. With an age limit, an operation that has waited that long at the die
 //! goes first, so writes cannot starve.
-use super::{fifo, Choice, DieQueues, FlashOp};
+use super::choice::Choice;
+use super::fifo;
+use crate::controller::ops::{DieQueues, FlashOp};
 use crate::sim::time::{Duration, Time};
 
 pub fn choose(queues: &DieQueues, ops: &[FlashOp], now: Time, age_limit: Duration) -> Option<Choice> {

@@ -1,21 +1,27 @@
 //! The event queue: a binary heap ordered by `(time, sequence)`.
 //!
 //! Events that fall at the same time run in the order they were scheduled, so a seed and a config
-//! always give the same sequence of handler calls. Events are one plain enum: no closures, no
-//! boxing, no allocation per event once the heap has grown to its working size.
+//! always give the same sequence of handler calls. Events are one plain enum whose payloads are
+//! plain ids, so every layer can schedule its own without importing another: no closures, no
+//! boxing, no allocation per event once the heap has grown to its working size. The comment of
+//! each variant names the component that owns (handles) it; `sim::engine` dispatches.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use super::time::Time;
+use crate::sim::time::Time;
 
 /// Everything that can happen in the simulated drive. Ids are indices into dense tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
+    // ------------------------------------------------------------------ host (`host/`)
     /// The submission gap has passed: the host may submit again.
     HostSubmit,
     /// An open-loop command arrives at the host.
     HostArrival,
+    /// A command's completion reached the host.
+    CommandCompleted { command: u32 },
+    // ------------------------------------------------ controller (`controller/`)
     /// A command has crossed the host interface (fetch, firmware, and for writes the payload) and
     /// its transactions join the controller's queue.
     CommandArrived { command: u32 },
@@ -31,8 +37,8 @@ pub enum Event {
     ProbeIssue { index: u32 },
     /// A read served from controller DRAM finished.
     BufferReadDone { transaction: u32 },
-    /// A command's completion reached the host.
-    CommandCompleted { command: u32 },
+    /// The channel's current grant ends and dies wait for it: grant the next.
+    ChannelFree { channel: u32 },
 }
 
 #[derive(Debug)]

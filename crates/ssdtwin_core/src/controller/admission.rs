@@ -1,0 +1,188 @@
+//! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
+//! writes are gathered into full programs and acknowledged once in the frame buffer.
+
+use super::ops::{Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::Controller;
+use crate::base::event::Event;
+use crate::ftl::mapping::NONE;
+use crate::ftl::Stream;
+use crate::observe::{Context, StateChange};
+
+impl Controller {
+    /// A command crossed the host interface: its transactions join the host queue.
+    pub fn on_command_arrived(&mut self, command: u32, cx: &mut Context) {
+        let Command {
+            first_unit,
+            units,
+            is_read,
+            ..
+        } = self.commands[command];
+        cx.changes.die(StateChange::Command);
+        if !is_read {
+            cx.changes.die(StateChange::DramAccess {
+                bytes: u64::from(units) * self.geometry.unit_bytes,
+            });
+        }
+        for logical in first_unit..first_unit + units {
+            let transaction = self.transactions.insert(Transaction {
+                command,
+                logical,
+                physical: NONE,
+            });
+            self.host_queue.push_back(transaction);
+        }
+        self.admit(cx);
+    }
+
+    /// A read served from controller DRAM finished.
+    pub fn on_buffer_read_done(&mut self, transaction: u32, cx: &mut Context) {
+        self.finish_read_transaction(transaction, cx);
+        self.admit(cx);
+    }
+
+    /// Moves transactions from the head of the host queue into the frame buffer and die queues
+    /// until the head cannot move (a Head-of-Line event) or the queue is empty.
+    pub(super) fn admit(&mut self, cx: &mut Context) {
+        while let Some(&transaction) = self.host_queue.front() {
+            if self.frame_used >= self.frame_buffer {
+                self.head_of_line_blocked();
+                return;
+            }
+            let command = self.transactions[transaction].command;
+            let admitted = if self.commands[command].is_read {
+                self.admit_read(transaction, cx)
+            } else {
+                self.admit_write(transaction, cx)
+            };
+            if !admitted {
+                self.head_of_line_blocked();
+                return;
+            }
+            self.host_queue.pop_front();
+            self.head_blocked = false;
+        }
+    }
+
+    fn head_of_line_blocked(&mut self) {
+        if !self.head_blocked {
+            self.head_blocked = true;
+            self.tally.hol_events += 1;
+        }
+    }
+
+    fn admit_read(&mut self, transaction: u32, cx: &mut Context) -> bool {
+        let logical = self.transactions[transaction].logical;
+        let physical = self.ftl.mapping.physical(logical);
+        if physical == NONE || !self.ftl.is_programmed(physical) {
+            // Never written (reads zeros) or still in controller DRAM: no flash access.
+            self.frame_used += 1;
+            cx.events
+                .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
+            return true;
+        }
+        let die = self.geometry.die_of_block(self.geometry.block_of_unit(physical));
+        if self.dies[die as usize].host_slots >= self.die_queue_depth {
+            return false;
+        }
+        self.frame_used += 1;
+        self.transactions[transaction].physical = physical;
+        self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
+        true
+    }
+
+    fn admit_write(&mut self, transaction: u32, cx: &mut Context) -> bool {
+        if !self.ftl.is_page_mapped() {
+            return self.admit_mapped_write(transaction, cx);
+        }
+        if self.pending_program.is_some() {
+            return false;
+        }
+        if self.open_program.is_none() && !self.open_user_program(cx) {
+            return false;
+        }
+        let Transaction { command, logical, .. } = self.transactions.remove(transaction);
+        let units_per_page = self.geometry.units_per_page;
+        let open = self.open_program.as_mut().expect("opened above");
+        let (block, page) = open.pages[(open.filled / units_per_page) as usize];
+        let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
+        open.filled += 1;
+        let full = open.filled == open.capacity;
+        self.ftl.place(logical, physical, Stream::User);
+        self.acknowledge_write_unit(command, cx);
+        if full {
+            self.close_user_program(cx);
+        }
+        true
+    }
+
+    /// One unit of a write is in the frame buffer; the last one acknowledges the command.
+    pub(super) fn acknowledge_write_unit(&mut self, command: u32, cx: &mut Context) {
+        self.frame_used += 1;
+        let record = &mut self.commands[command];
+        record.remaining -= 1;
+        if record.remaining == 0 {
+            cx.events.schedule(cx.now, Event::CommandCompleted { command });
+        }
+    }
+
+    /// Opens the next program target in striping order that has room.
+    fn open_user_program(&mut self, cx: &mut Context) -> bool {
+        let targets = self.ftl.targets().len();
+        for _ in 0..targets {
+            let target = self.ftl.targets()[self.next_target];
+            self.next_target = (self.next_target + 1) % targets;
+            let planes = target.first_plane..target.first_plane + target.plane_count;
+            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
+                continue;
+            }
+            let mut pages = [(0, 0); MAX_PLANES];
+            for (index, plane) in planes.clone().enumerate() {
+                pages[index] = self.ftl.allocate_page(plane, Stream::User);
+            }
+            for plane in planes {
+                if self.ftl.needs_gc(plane) {
+                    self.start_gc(plane, cx);
+                }
+            }
+            self.open_program = Some(OpenProgram {
+                target,
+                pages,
+                filled: 0,
+                capacity: target.plane_count * self.geometry.units_per_page,
+            });
+            return true;
+        }
+        false
+    }
+
+    fn close_user_program(&mut self, cx: &mut Context) {
+        let open = self.open_program.take().expect("a program is open");
+        let kind = OpKind::Program {
+            stream: Stream::User,
+            pages: open.pages,
+            page_count: open.target.plane_count as u8,
+            units: open.filled,
+        };
+        let die = open.target.die;
+        if self.dies[die as usize].host_slots < self.die_queue_depth {
+            self.enqueue_op(die, kind, true, cx);
+        } else {
+            let op = self.new_op(kind, cx.now);
+            self.pending_program = Some((die, op));
+        }
+    }
+
+    /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
+    /// A command whose data is all there goes back to the host.
+    pub(super) fn finish_read_transaction(&mut self, transaction: u32, cx: &mut Context) {
+        let command = self.transactions.remove(transaction).command;
+        self.frame_used -= 1;
+        let record = &mut self.commands[command];
+        record.remaining -= 1;
+        if record.remaining == 0 {
+            let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            cx.changes.die(StateChange::DramAccess { bytes });
+            self.to_host.push(command);
+        }
+    }
+}

@@ -1,0 +1,345 @@
+//! Operations on dies and channels, timed as ONFI does it.
+//!
+//! A read sends its command and address cycles when the channel is granted, senses for t_R with
+//! the channel free, then waits for the channel again to move its data out; a program sends its
+//! command, address and payload (data in) in one grant, then programs for t_PROG with the channel
+//! free; an erase sends its command cycles, then erases. A die takes its next operation as soon
+//! as the previous one ends (its page register read out, its array done), and command cycles go
+//! before waiting data transfers (`flash/channel.rs`), so dies sharing a channel overlap their
+//! array times with each other's transfers.
+
+use super::ops::{OpKind, ProbeAction};
+use super::scheduler::{Choice, Scheduler};
+use super::suspend::{ArrayKind, ArrayState};
+use super::Controller;
+use crate::base::event::Event;
+use crate::flash::channel::{Grant, Need};
+use crate::ftl::Stream;
+use crate::observe::{Context, Direction, OpClass, StateChange};
+use crate::sim::time::Time;
+
+impl Controller {
+    pub(super) fn new_op(&mut self, kind: OpKind, now: Time) -> u32 {
+        self.op_sequence += 1;
+        self.ops.insert(super::ops::FlashOp {
+            kind,
+            sequence: self.op_sequence,
+            queued_at: now,
+        })
+    }
+
+    /// Queues an operation in the die's target command queue (`takes_slot`: it counts against the
+    /// queue's depth); a host read there may suspend a program or erase.
+    pub(super) fn enqueue_op(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context) {
+        let op = self.new_op(kind, cx.now);
+        let state = &mut self.dies[die as usize];
+        state.queues.host.push_back(op);
+        if takes_slot {
+            state.host_slots += 1;
+        }
+        if kind.is_host_read() {
+            self.request_suspend(die, cx);
+        }
+        self.try_start(die, cx);
+    }
+
+    /// Queues a GC or copy operation in the die's internal queue.
+    pub(super) fn enqueue_internal_op(&mut self, die: u32, kind: OpKind, cx: &mut Context) {
+        let op = self.new_op(kind, cx.now);
+        self.dies[die as usize].queues.internal.push_back(op);
+        self.try_start(die, cx);
+    }
+
+    /// The die-level harness issues operation `id` on `die` (outside the FTL).
+    pub fn issue_probe(&mut self, id: u32, die: u32, action: ProbeAction, cx: &mut Context) {
+        if self.probe_done.len() <= id as usize {
+            self.probe_done.resize(id as usize + 1, None);
+        }
+        self.enqueue_op(die, OpKind::Probe { id, action }, false, cx);
+    }
+
+    /// Starts the next operation on `die` if it is idle.
+    pub(super) fn try_start(&mut self, die: u32, cx: &mut Context) {
+        let state = &mut self.dies[die as usize];
+        if state.running.is_some() {
+            return;
+        }
+        let op = if let Some(array) = state.array.as_mut() {
+            // A suspended die serves waiting host reads only, then resumes.
+            let ArrayState::Suspended { reads_served } = array.state else {
+                unreachable!("a running array operation occupies the die")
+            };
+            let ops = &self.ops;
+            let read = (reads_served < self.suspend_config.reads_per_suspend)
+                .then(|| state.queues.host.iter().position(|&op| ops[op].kind.is_host_read()))
+                .flatten();
+            let Some(index) = read else {
+                self.resume(die, cx);
+                return;
+            };
+            array.state = ArrayState::Suspended {
+                reads_served: reads_served + 1,
+            };
+            state.queues.host.remove(index).expect("a queued read")
+        } else {
+            // Urgent GC is not overtaken: the die serves its queues in arrival order.
+            let urgent = !state.queues.internal.is_empty() && self.ftl.gc_urgent(die);
+            let scheduler = if urgent { Scheduler::Fifo } else { self.scheduler };
+            let Some(choice) = scheduler.choose(&state.queues, &self.ops.items, cx.now) else {
+                return;
+            };
+            match choice {
+                Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
+                Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
+            }
+        };
+        self.start_op(die, op, cx);
+    }
+
+    /// Starts `op` on the idle `die`: it asks its channel for what it needs first.
+    fn start_op(&mut self, die: u32, op: u32, cx: &mut Context) {
+        let state = &mut self.dies[die as usize];
+        state.running = Some(op);
+        state.busy_since = cx.now;
+        let need = match self.ops[op].kind {
+            OpKind::HostRead { transaction } => {
+                // Serve every queued host read of the same page with this one sense.
+                let physical = self.transactions[transaction].physical;
+                let units_per_page = self.geometry.units_per_page;
+                let page_start = physical - physical % units_per_page;
+                state.batch.clear();
+                state.batch.push(transaction);
+                let mut index = 0;
+                while index < state.queues.host.len() {
+                    let other = state.queues.host[index];
+                    if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
+                        let merged_physical = self.transactions[merged].physical;
+                        if merged_physical - merged_physical % units_per_page == page_start {
+                            state.batch.push(merged);
+                            state.queues.host.remove(index);
+                            self.ops.remove(other);
+                            continue;
+                        }
+                    }
+                    index += 1;
+                }
+                state.page_type = self.geometry.page_type(self.geometry.page_of_unit(physical)) as u8;
+                self.tally.reads += 1;
+                Need::Command
+            }
+            OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
+                state.page_type = self.geometry.page_type(page) as u8;
+                self.tally.gc_reads += 1;
+                Need::Command
+            }
+            OpKind::Program { stream, page_count, .. } => {
+                match stream {
+                    Stream::User => self.tally.programs += u64::from(page_count),
+                    Stream::Gc => self.tally.gc_programs += u64::from(page_count),
+                }
+                Need::Data
+            }
+            OpKind::Erase { .. } => {
+                self.tally.erases += 1;
+                Need::Command
+            }
+            OpKind::Probe { action, .. } => match action {
+                ProbeAction::Read { page_type } => {
+                    state.page_type = page_type;
+                    Need::Command
+                }
+                ProbeAction::Program { .. } => Need::Data,
+                ProbeAction::Erase => Need::Command,
+            },
+        };
+        self.request_channel(die, need, cx);
+    }
+
+    /// `die` needs its channel: it goes on at once if the channel is free, else it waits.
+    fn request_channel(&mut self, die: u32, need: Need, cx: &mut Context) {
+        let channel = self.geometry.channel_of_die(die);
+        match self.channels[channel as usize].request(cx.now, die, need) {
+            Grant::Now => self.granted(die, need, cx),
+            Grant::Wait { wake } => {
+                self.dies[die as usize].waiting = Some(need);
+                if let Some(at) = wake {
+                    cx.events.schedule(at, Event::ChannelFree { channel });
+                }
+            }
+        }
+    }
+
+    /// The channel's grant ended with dies waiting: the next one goes on.
+    pub fn on_channel_free(&mut self, channel: u32, cx: &mut Context) {
+        let Some(die) = self.channels[channel as usize].next_waiter() else {
+            return;
+        };
+        let need = self.dies[die as usize].waiting.take().expect("a waiting die");
+        self.granted(die, need, cx);
+        if let Some(at) = self.channels[channel as usize].rearm() {
+            cx.events.schedule(at, Event::ChannelFree { channel });
+        }
+    }
+
+    /// `die` has its channel now for what its running operation needs.
+    fn granted(&mut self, die: u32, need: Need, cx: &mut Context) {
+        let now = cx.now;
+        let op = self.dies[die as usize]
+            .running
+            .expect("a die with the channel runs an operation");
+        let chip = self.geometry.chip_of_die(die);
+        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        let kind = self.ops[op].kind;
+        match (kind, need) {
+            (OpKind::Program { pages, units, .. }, _) => {
+                let transfer = self.timing.program_transfer(units);
+                let loaded = channel.occupy(now, chip, transfer);
+                let page_type = self.geometry.page_type(pages[0].1);
+                let length = self.timing.program_time(page_type, &mut self.flash_rng);
+                cx.changes.die(StateChange::DieOpStart {
+                    die,
+                    start: loaded,
+                    class: OpClass::Program,
+                    page_type: page_type as u8,
+                    duration: length,
+                });
+                cx.changes.die(StateChange::Transfer {
+                    die,
+                    end: loaded,
+                    length: transfer,
+                    direction: Direction::In,
+                });
+                cx.changes.die(StateChange::DramAccess {
+                    bytes: u64::from(units) * self.geometry.unit_bytes,
+                });
+                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
+            }
+            (
+                OpKind::Probe {
+                    action: ProbeAction::Program { page_type },
+                    ..
+                },
+                _,
+            ) => {
+                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
+                let loaded = channel.occupy(now, chip, transfer);
+                let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
+                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
+            }
+            (OpKind::Erase { .. }, _) => {
+                let start = channel.occupy(now, chip, self.timing.command);
+                let erase = self.timing.erase;
+                cx.changes.die(StateChange::DieOpStart {
+                    die,
+                    start,
+                    class: OpClass::Erase,
+                    page_type: 0,
+                    duration: erase,
+                });
+                self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
+            }
+            (
+                OpKind::Probe {
+                    action: ProbeAction::Erase,
+                    ..
+                },
+                _,
+            ) => {
+                let start = channel.occupy(now, chip, self.timing.command);
+                self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase, cx);
+            }
+            (_, Need::Command) => {
+                // A read: command and address cycles, then t_R with the channel free.
+                let sensing = channel.occupy(now, chip, self.timing.command);
+                let page_type = self.dies[die as usize].page_type;
+                let t_read = self.timing.read[page_type as usize];
+                cx.changes.die(StateChange::DieOpStart {
+                    die,
+                    start: sensing,
+                    class: OpClass::Read,
+                    page_type,
+                    duration: t_read,
+                });
+                cx.events.schedule(sensing + t_read, Event::ReadSensed { die });
+            }
+            (_, Need::Data) => {
+                // A read's data out: only the codewords it needs (column addressing).
+                let units = match kind {
+                    OpKind::HostRead { .. } => self.dies[die as usize].batch.len() as u32,
+                    OpKind::GcRead { units, .. } => units,
+                    _ => 1,
+                };
+                let transfer = self.timing.read_transfer(units);
+                let done = channel.occupy(now, chip, transfer);
+                cx.changes.die(StateChange::Transfer {
+                    die,
+                    end: done,
+                    length: transfer,
+                    direction: Direction::Out,
+                });
+                cx.changes.die(StateChange::DramAccess {
+                    bytes: u64::from(units) * self.geometry.unit_bytes,
+                });
+                cx.events.schedule(done, Event::DieDone { die });
+            }
+        }
+    }
+
+    /// Sensed data waits in the page register for the channel.
+    pub fn on_read_sensed(&mut self, die: u32, cx: &mut Context) {
+        let channel = self.geometry.channel_of_die(die) as usize;
+        if !self.channels[channel].is_free(cx.now) {
+            cx.changes.die(StateChange::DieSensed { die });
+        }
+        self.request_channel(die, Need::Data, cx);
+    }
+
+    /// `die` finished its operation: account for it, then start the next and admit more.
+    pub fn on_die_done(&mut self, die: u32, cx: &mut Context) {
+        let state = &mut self.dies[die as usize];
+        let op = state.running.take().expect("an operation is running");
+        state.busy += cx.now.since(state.busy_since);
+        cx.changes.die(StateChange::DieOpEnd { die });
+        let kind = self.ops.remove(op).kind;
+        match kind {
+            OpKind::HostRead { .. } => {
+                let served = std::mem::take(&mut self.dies[die as usize].batch);
+                self.dies[die as usize].host_slots -= served.len() as u32;
+                for &transaction in &served {
+                    self.finish_read_transaction(transaction, cx);
+                }
+                self.dies[die as usize].batch = served;
+            }
+            OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page, cx),
+            OpKind::CopyRead { .. } => {}
+            OpKind::Program {
+                stream,
+                pages,
+                page_count,
+                units,
+            } => {
+                for &(block, page) in &pages[..page_count as usize] {
+                    self.ftl.program_done(block, page);
+                }
+                self.issue_ready_erases(cx);
+                if stream == Stream::User {
+                    self.dies[die as usize].host_slots -= 1;
+                    self.frame_used -= units;
+                }
+            }
+            OpKind::Erase { block } => self.on_erase_done(block, cx),
+            OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
+        }
+        self.try_start(die, cx);
+        if let Some((pending_die, pending_op)) = self.pending_program {
+            let state = &mut self.dies[pending_die as usize];
+            if state.host_slots < self.die_queue_depth {
+                state.queues.host.push_back(pending_op);
+                state.host_slots += 1;
+                self.pending_program = None;
+                self.try_start(pending_die, cx);
+            }
+        }
+        self.admit(cx);
+    }
+}

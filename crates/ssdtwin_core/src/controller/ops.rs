@@ -1,0 +1,162 @@
+//! The controller's records: host commands, their mapping-unit transactions, flash operations
+//! and the queues and state of each die. Plain data shared by the controller's files and its
+//! schedulers.
+
+use std::collections::VecDeque;
+
+use super::suspend::ArrayOp;
+use crate::flash::channel::Need;
+use crate::ftl::{ProgramTarget, Stream};
+use crate::sim::time::{Duration, Time};
+
+/// Most planes one program can write (bounds the inline page list of an operation).
+pub const MAX_PLANES: usize = 16;
+
+/// A host command in flight.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Command {
+    /// When the command arrived at the host (open loop) or was submitted (closed loop).
+    pub arrival: Time,
+    /// When the host submitted it to the drive.
+    pub submitted: Time,
+    /// Workload job (stream) it belongs to.
+    pub job: u32,
+    pub is_read: bool,
+    pub first_unit: u32,
+    pub units: u32,
+    /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
+    pub remaining: u32,
+}
+
+/// One mapping unit of a command.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Transaction {
+    pub command: u32,
+    pub logical: u32,
+    pub physical: u32,
+}
+
+/// What a flash operation does.
+#[derive(Clone, Copy, Debug)]
+pub enum OpKind {
+    /// A host read of one transaction (reads of the same page are served together).
+    HostRead {
+        transaction: u32,
+    },
+    /// GC reads the valid units of one page of its victim.
+    GcRead {
+        block: u32,
+        page: u32,
+        units: u32,
+    },
+    /// A program of one page in each of `page_count` planes.
+    Program {
+        stream: Stream,
+        pages: [(u32, u32); MAX_PLANES],
+        page_count: u8,
+        units: u32,
+    },
+    Erase {
+        block: u32,
+    },
+    /// Block mapping or BAST reads a valid page to copy it (its program is queued behind it).
+    CopyRead {
+        block: u32,
+        page: u32,
+    },
+    /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
+    Probe {
+        id: u32,
+        action: ProbeAction,
+    },
+}
+
+/// What a harness operation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeAction {
+    /// Read one mapping unit of a page of this type.
+    Read {
+        page_type: u8,
+    },
+    /// Program one page of this type.
+    Program {
+        page_type: u8,
+    },
+    Erase,
+}
+
+impl OpKind {
+    /// A host read (or a harness read): what may overtake programs and suspend them.
+    pub fn is_host_read(&self) -> bool {
+        matches!(
+            self,
+            OpKind::HostRead { .. }
+                | OpKind::Probe {
+                    action: ProbeAction::Read { .. },
+                    ..
+                }
+        )
+    }
+}
+
+/// An operation queued at or running on a die.
+#[derive(Clone, Copy, Debug)]
+pub struct FlashOp {
+    pub kind: OpKind,
+    /// Arrival order at the die (FIFO ties).
+    pub sequence: u64,
+    /// When it joined the die's queue.
+    pub queued_at: Time,
+}
+
+/// The queues in front of one die.
+#[derive(Debug, Default)]
+pub struct DieQueues {
+    /// Target command queue: host reads and programs, in arrival order.
+    pub host: VecDeque<u32>,
+    /// GC reads, programs and erases.
+    pub internal: VecDeque<u32>,
+}
+
+/// One die's queues and state.
+#[derive(Debug, Default)]
+pub struct Die {
+    pub queues: DieQueues,
+    pub running: Option<u32>,
+    /// Host operations queued or running (the TCQ occupancy).
+    pub host_slots: u32,
+    /// Transactions served by the running host read.
+    pub batch: Vec<u32>,
+    pub busy_since: Time,
+    pub busy: Duration,
+    /// The program or erase in its array phase (running or suspended).
+    pub array: Option<ArrayOp>,
+    /// Bumped whenever a scheduled array completion or suspension becomes void.
+    pub generation: u32,
+    /// What the running operation waits for on the channel, if it waits.
+    pub waiting: Option<Need>,
+    /// Page type of the running read (its sense time).
+    pub page_type: u8,
+}
+
+/// Host data being gathered into one program.
+#[derive(Clone, Copy, Debug)]
+pub struct OpenProgram {
+    pub target: ProgramTarget,
+    pub pages: [(u32, u32); MAX_PLANES],
+    pub filled: u32,
+    pub capacity: u32,
+}
+
+/// Garbage collection in progress on one plane.
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneGc {
+    /// The victim block, or `ftl::mapping::NONE`.
+    pub victim: u32,
+    /// Next victim page to read.
+    pub next_page: u32,
+    pub reads_in_flight: u32,
+}
+
+/// GC page reads in flight per plane: copying proceeds page by page, never flooding a die.
+pub const GC_READ_WINDOW: u32 = 2;

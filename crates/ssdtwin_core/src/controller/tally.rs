@@ -1,0 +1,46 @@
+//! What the controller counts as it runs: flash operations by cause, Head-of-Line events and
+//! suspensions. The engine turns these into the report's `flash`, `queues` and `suspend` blocks.
+
+use crate::sim::time::Duration;
+
+/// Flash operations, Head-of-Line events and suspensions so far.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    /// Host page reads (one per sense, however many transactions it serves).
+    pub reads: u64,
+    /// Host pages programmed.
+    pub programs: u64,
+    pub erases: u64,
+    /// Page reads of GC and of block/BAST copies.
+    pub gc_reads: u64,
+    /// Pages programmed by GC and block/BAST copies.
+    pub gc_programs: u64,
+    /// Times the head of the host queue could not move.
+    pub hol_events: u64,
+    pub suspend: SuspendTally,
+}
+
+/// Suspension counts and suspended operation times, summed as operations complete.
+#[derive(Clone, Debug, Default)]
+pub struct SuspendTally {
+    pub program: u64,
+    pub erase: u64,
+    /// Programs (erases) by the number of suspensions they had.
+    pub per_program: Vec<u64>,
+    pub per_erase: Vec<u64>,
+    /// Total array time of completed programs (erases), suspensions included.
+    pub program_time: Duration,
+    pub erase_time: Duration,
+}
+
+impl SuspendTally {
+    /// Mean array time of the completed operations of a histogram [us].
+    pub fn mean_us(total: Duration, histogram: &[u64]) -> f64 {
+        let count: u64 = histogram.iter().sum();
+        if count > 0 {
+            total.as_micros_f64() / count as f64
+        } else {
+            0.0
+        }
+    }
+}

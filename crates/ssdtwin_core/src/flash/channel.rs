@@ -1,0 +1,184 @@
+//! One ONFI channel (bus) from the controller to its chips, granted when it is free.
+//!
+//! A channel carries one thing at a time: command/address cycles, data in (programs) or data out
+//! (reads). A die asks for it when it needs it and waits while it is busy; when the current grant
+//! ends, the channel goes to a waiting die, command/address cycles first, then data transfers in
+//! the order they were asked for. A channel controller slips a short read or erase command (a few
+//! hundred ns) between two long data transfers, so a die whose page register has just been read
+//! out starts its next array operation at once instead of after every transfer already waiting
+//! (ONFI 4.0 section 4, the read and program sequences). A transfer to another chip than the
+//! previous one pays the channel-switch delay first (Cho et al., section III-B).
+
+use std::collections::VecDeque;
+
+use crate::sim::time::{Duration, Time};
+
+/// What a die needs the channel for; command cycles go before data transfers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Command and address cycles that start an array operation (read, erase).
+    Command,
+    /// Data in (a program's command, address and payload) or data out (a read's payload).
+    Data,
+}
+
+/// What [`Channel::request`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grant {
+    /// The channel is free: the die may [`Channel::occupy`] it now.
+    Now,
+    /// The die waits; when `wake` is set the caller schedules a channel-free event then.
+    Wait { wake: Option<Time> },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Channel {
+    /// The current grant ends at this instant.
+    pub free_at: Time,
+    /// Time spent carrying cycles and data, with switch delays, for utilisation.
+    pub busy: Duration,
+    /// Channel-switch delay before a grant to another chip than the previous one's; zero when the
+    /// preset gives none.
+    pub switch_time: Duration,
+    /// Channel switches made.
+    pub switches: u64,
+    last_chip: Option<u32>,
+    /// A channel-free event is scheduled at `free_at`.
+    wake_pending: bool,
+    commands: VecDeque<u32>,
+    data: VecDeque<u32>,
+}
+
+impl Channel {
+    /// A channel that pays `switch_time` whenever it moves to another chip.
+    pub fn new(switch_time: Duration) -> Channel {
+        Channel {
+            switch_time,
+            ..Channel::default()
+        }
+    }
+
+    /// `die` needs the channel at `now`: granted at once when it is free and nobody waits.
+    #[inline]
+    pub fn request(&mut self, now: Time, die: u32, need: Need) -> Grant {
+        if self.is_free(now) {
+            return Grant::Now;
+        }
+        match need {
+            Need::Command => self.commands.push_back(die),
+            Need::Data => self.data.push_back(die),
+        }
+        if self.wake_pending {
+            Grant::Wait { wake: None }
+        } else {
+            self.wake_pending = true;
+            Grant::Wait {
+                wake: Some(self.free_at.max(now)),
+            }
+        }
+    }
+
+    /// The channel is free at `now` and nobody waits for it.
+    #[inline]
+    pub fn is_free(&self, now: Time) -> bool {
+        self.free_at <= now && self.commands.is_empty() && self.data.is_empty()
+    }
+
+    /// Carries `length` for a die of `chip` from `now` (after the switch delay when the previous
+    /// grant was for another chip); returns when it ends.
+    #[inline]
+    pub fn occupy(&mut self, now: Time, chip: u32, length: Duration) -> Time {
+        debug_assert!(self.free_at <= now, "the channel is granted while busy");
+        let mut start = now;
+        if self.last_chip.is_some_and(|last| last != chip) {
+            start += self.switch_time;
+            self.busy += self.switch_time;
+            self.switches += 1;
+        }
+        self.last_chip = Some(chip);
+        self.free_at = start + length;
+        self.busy += length;
+        self.free_at
+    }
+
+    /// At the channel-free event: the next waiting die (command cycles first).
+    #[inline]
+    pub fn next_waiter(&mut self) -> Option<u32> {
+        self.wake_pending = false;
+        self.commands.pop_front().or_else(|| self.data.pop_front())
+    }
+
+    /// After a grant made at the channel-free event: when to wake again, if dies still wait.
+    #[inline]
+    pub fn rearm(&mut self) -> Option<Time> {
+        if self.commands.is_empty() && self.data.is_empty() {
+            return None;
+        }
+        self.wake_pending = true;
+        Some(self.free_at)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(nanos: u64) -> Time {
+        Time::from_nanos(nanos)
+    }
+
+    #[test]
+    fn a_free_channel_grants_at_once_and_a_busy_one_queues() {
+        let mut channel = Channel::default();
+        assert_eq!(channel.request(at(100), 0, Need::Data), Grant::Now);
+        assert_eq!(channel.occupy(at(100), 0, Duration::from_nanos(50)), at(150));
+        assert_eq!(
+            channel.request(at(120), 1, Need::Data),
+            Grant::Wait { wake: Some(at(150)) },
+            "the first waiter schedules the wake-up at the end of the grant"
+        );
+        assert_eq!(channel.request(at(130), 2, Need::Data), Grant::Wait { wake: None });
+        assert_eq!(channel.next_waiter(), Some(1));
+        assert_eq!(channel.occupy(at(150), 0, Duration::from_nanos(50)), at(200));
+        assert_eq!(channel.rearm(), Some(at(200)));
+        assert_eq!(channel.next_waiter(), Some(2));
+        assert_eq!(channel.occupy(at(200), 0, Duration::from_nanos(10)), at(210));
+        assert_eq!(channel.rearm(), None);
+        assert_eq!(channel.busy, Duration::from_nanos(110));
+    }
+
+    #[test]
+    fn command_cycles_overtake_waiting_data_transfers() {
+        let mut channel = Channel::default();
+        assert_eq!(channel.request(at(0), 0, Need::Data), Grant::Now);
+        channel.occupy(at(0), 0, Duration::from_nanos(10_000));
+        channel.request(at(1), 1, Need::Data);
+        channel.request(at(2), 2, Need::Data);
+        channel.request(at(3), 3, Need::Command);
+        assert_eq!(channel.next_waiter(), Some(3), "the command goes between two transfers");
+        assert_eq!(channel.next_waiter(), Some(1));
+        assert_eq!(channel.next_waiter(), Some(2));
+    }
+
+    #[test]
+    fn a_grant_to_another_chip_pays_the_switch_delay_once() {
+        let mut channel = Channel::new(Duration::from_nanos(30));
+        assert_eq!(
+            channel.occupy(at(0), 0, Duration::from_nanos(10)),
+            at(10),
+            "first grant"
+        );
+        assert_eq!(
+            channel.occupy(at(100), 0, Duration::from_nanos(10)),
+            at(110),
+            "same chip"
+        );
+        assert_eq!(
+            channel.occupy(at(200), 1, Duration::from_nanos(10)),
+            at(240),
+            "another chip: 30 ns switch, then the transfer"
+        );
+        assert_eq!(channel.switches, 1);
+        assert_eq!(channel.busy, Duration::from_nanos(60));
+    }
+}

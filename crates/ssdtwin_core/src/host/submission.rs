@@ -1,0 +1,197 @@
+//! The host's side of a run: when it may submit, what it submits, and what it sees complete.
+//!
+//! Closed loop: each job keeps its own number of commands in flight and asks the workload for its
+//! next command when it has room. Open loop and timed sources: arrivals join a backlog, submitted
+//! as the queue depth allows. Either way no two submissions are closer than the submission
+//! interval. A command crosses the PCIe link (writes with their payload) before the controller
+//! sees it; a read's data crosses back before the host sees it complete.
+
+use super::{Host, Pending};
+use crate::base::event::Event;
+use crate::config::HostMode;
+use crate::controller::ops::Command;
+use crate::controller::Controller;
+use crate::observe::{Context, StateChange};
+use crate::sim::time::Time;
+use crate::workload::CommandSpec;
+
+/// Where the host's commands come from: the workload (a layer above, which implements this).
+pub trait CommandSource {
+    /// The next command of `job` at `now`, with the job it belongs to and, for timed sources, its
+    /// arrival time; `None` when the job (or the whole source) has no more. `Err` is an input
+    /// error (a malformed trace line) that ends the run.
+    fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String>;
+}
+
+impl Host {
+    /// Starts the run: the first arrival or the first submissions.
+    pub fn start(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+        if self.timed {
+            self.schedule_next_arrival(source, cx);
+        } else if self.mode == HostMode::Open {
+            self.arrival_pending = true;
+            cx.events.schedule(Time::ZERO, Event::HostArrival);
+        }
+        self.try_submit(controller, source, cx);
+    }
+
+    /// Nothing is in flight, waiting or due: the run is over.
+    pub fn idle(&self) -> bool {
+        self.outstanding == 0 && self.backlog.is_empty() && !self.arrival_pending && !self.wakeup_pending
+    }
+
+    /// The submission gap has passed.
+    pub fn on_submit_timer(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+        self.wakeup_pending = false;
+        self.try_submit(controller, source, cx);
+    }
+
+    /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
+    fn try_submit(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+        loop {
+            if self.outstanding >= self.queue_depth || self.workload_error.is_some() {
+                return;
+            }
+            // Open loop and timed sources submit what has arrived; closed-loop jobs make their
+            // next command when they have room.
+            let job = if self.mode == HostMode::Open || self.timed {
+                if self.backlog.is_empty() {
+                    return;
+                }
+                None
+            } else {
+                if !self.more_to_issue(cx.now) {
+                    return;
+                }
+                match self.ready_job() {
+                    Some(job) => Some(job),
+                    None => return,
+                }
+            };
+            let allowed = self.next_allowed();
+            if allowed > cx.now {
+                if !self.wakeup_pending {
+                    self.wakeup_pending = true;
+                    cx.events.schedule(allowed, Event::HostSubmit);
+                }
+                return;
+            }
+            match job {
+                None => {
+                    let pending = self.backlog.pop_front().expect("checked above");
+                    self.submit_command(pending, controller, cx);
+                }
+                Some(job) => match source.next_command(job, cx.now) {
+                    Ok(Some((command, _, _))) => {
+                        self.issued += 1;
+                        let arrival = cx.now;
+                        self.submit_command(Pending { arrival, command, job }, controller, cx);
+                    }
+                    Ok(None) => self.jobs[job as usize].done = true,
+                    Err(message) => self.workload_error = Some(message),
+                },
+            }
+        }
+    }
+
+    /// An open-loop or timed arrival: it joins the host's backlog; the next one is scheduled.
+    pub fn on_arrival(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+        self.arrival_pending = false;
+        if self.timed {
+            if let Some(pending) = self.next_arrival.take() {
+                self.backlog.push_back(pending);
+                self.issued += 1;
+            }
+            self.schedule_next_arrival(source, cx);
+        } else if self.more_to_issue(cx.now) {
+            match source.next_command(0, cx.now) {
+                Ok(Some((command, job, _))) => self.backlog.push_back(Pending {
+                    arrival: cx.now,
+                    command,
+                    job,
+                }),
+                Ok(None) => {}
+                Err(message) => self.workload_error = Some(message),
+            }
+            self.issued += 1;
+            if self.more_to_issue(cx.now + self.arrival_gap) {
+                self.arrival_pending = true;
+                cx.events.schedule(cx.now + self.arrival_gap, Event::HostArrival);
+            }
+        }
+        self.try_submit(controller, source, cx);
+    }
+
+    /// Draws the next timed request and schedules its arrival (never before now).
+    fn schedule_next_arrival(&mut self, source: &mut impl CommandSource, cx: &mut Context) {
+        match source.next_command(0, cx.now) {
+            Ok(Some((command, job, arrival))) => {
+                let arrival = arrival.unwrap_or(cx.now).max(cx.now);
+                if self.more_to_issue(arrival) {
+                    self.next_arrival = Some(Pending { arrival, command, job });
+                    self.arrival_pending = true;
+                    cx.events.schedule(arrival, Event::HostArrival);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => self.workload_error = Some(message),
+        }
+    }
+
+    fn submit_command(&mut self, pending: Pending, controller: &mut Controller, cx: &mut Context) {
+        let Pending {
+            arrival,
+            command: spec,
+            job,
+        } = pending;
+        self.outstanding += 1;
+        self.jobs[job as usize].outstanding += 1;
+        self.last_submission = Some(cx.now);
+        let command = controller.commands.insert(Command {
+            arrival,
+            submitted: cx.now,
+            job,
+            is_read: spec.is_read,
+            first_unit: spec.first_unit,
+            units: spec.units,
+            remaining: spec.units,
+        });
+        let fetched = cx.now + self.command_overhead;
+        let arrived = if spec.is_read {
+            fetched
+        } else {
+            self.link
+                .to_device(fetched, u64::from(spec.units) * controller.geometry.unit_bytes)
+        };
+        cx.events.schedule(arrived, Event::CommandArrived { command });
+    }
+
+    /// A read command's data is complete in the controller: it crosses the link to the host.
+    pub fn deliver(&mut self, command: u32, controller: &Controller, cx: &mut Context) {
+        let bytes = u64::from(controller.commands[command].units) * controller.geometry.unit_bytes;
+        let delivered = self.link.to_host(cx.now, bytes);
+        cx.events.schedule(delivered, Event::CommandCompleted { command });
+    }
+
+    /// A command's completion reached the host.
+    pub fn on_command_completed(
+        &mut self,
+        command: u32,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context,
+    ) {
+        let done = controller.commands.remove(command);
+        cx.changes.push(StateChange::HostCompletion {
+            job: done.job,
+            is_read: done.is_read,
+            latency: cx.now.since(done.arrival),
+            service: cx.now.since(done.submitted),
+            bytes: u64::from(done.units) * controller.geometry.unit_bytes,
+        });
+        self.jobs[done.job as usize].outstanding -= 1;
+        self.completed += 1;
+        self.outstanding -= 1;
+        self.try_submit(controller, source, cx);
+    }
+}

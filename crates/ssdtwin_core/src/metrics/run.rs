@@ -1,0 +1,45 @@
+//! The run's host-side measurements, as an observer of host completions: per-job latency
+//! histograms and counters, commands and bytes completed, and the instant of the last completion
+//! (the end of the measured run).
+
+use super::jobs::JobMetrics;
+use crate::observe::StateChange;
+use crate::sim::time::Time;
+
+#[derive(Debug)]
+pub struct RunMetrics {
+    /// One per workload job, in job order.
+    pub jobs: Vec<JobMetrics>,
+    pub completed: u64,
+    pub bytes_moved: u64,
+    pub last_completion: Time,
+}
+
+impl RunMetrics {
+    pub fn new(jobs: Vec<JobMetrics>) -> RunMetrics {
+        RunMetrics {
+            jobs,
+            completed: 0,
+            bytes_moved: 0,
+            last_completion: Time::ZERO,
+        }
+    }
+
+    /// Records a host completion; other changes are not this observer's.
+    #[inline]
+    pub fn observe(&mut self, now: Time, change: &StateChange) {
+        if let StateChange::HostCompletion {
+            job,
+            is_read,
+            latency,
+            service,
+            bytes,
+        } = *change
+        {
+            self.jobs[job as usize].record(is_read, latency, service, bytes, now);
+            self.completed += 1;
+            self.bytes_moved += bytes;
+            self.last_completion = now;
+        }
+    }
+}

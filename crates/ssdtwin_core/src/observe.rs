@@ -1,0 +1,103 @@
+//! The one stream of typed state changes that components report and observers receive.
+//!
+//! Components (flash, ftl, controller, host) push a [`StateChange`] at the instant something an
+//! observer may account for happens: a die takes, suspends, resumes or ends an operation, a
+//! channel transfer is granted, a command reaches the controller, bytes move through DRAM, a host
+//! command completes. Observers (power, metrics; thermal and reliability statistics next) read the
+//! stream in `sim::engine` after each event, in the order the changes were pushed; they never
+//! reach into a component and no component imports one. Die-level changes are pushed only when
+//! an observer asked for them ([`Changes::die_level`]), so a run with power off pays one branch.
+
+use crate::base::event::EventQueue;
+use crate::sim::time::{Duration, Time};
+
+/// What a die does with its array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    Read,
+    Program,
+    Erase,
+}
+
+/// Direction of a channel transfer as seen from the die.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Program data (and command cycles) into the die: ICC4W.
+    In,
+    /// Read data out of the die: ICC4R.
+    Out,
+}
+
+/// A change of state, stamped by the instant it is pushed at ([`Context::now`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StateChange {
+    /// `die` takes an operation; its array runs `class` on a page of `page_type` from `start`
+    /// (≥ now, after the command cycles or the data load) for `duration`; until then bus idle.
+    DieOpStart {
+        die: u32,
+        start: Time,
+        class: OpClass,
+        page_type: u8,
+        duration: Duration,
+    },
+    /// `die`'s array finished sensing; the data waits in the page register for the channel.
+    DieSensed { die: u32 },
+    /// `die` moves data on its channel during the `length` that ends at `end`.
+    Transfer {
+        die: u32,
+        end: Time,
+        length: Duration,
+        direction: Direction,
+    },
+    /// `die` finished its operation: standby.
+    DieOpEnd { die: u32 },
+    /// `die` suspended its program or erase; the array stopped at `stopped` (≤ now).
+    DieOpInterrupt { die: u32, stopped: Time },
+    /// `die` resumes its suspended operation at `start`.
+    DieOpResume { die: u32, start: Time },
+    /// A host command reached the controller.
+    Command,
+    /// `bytes` moved through controller DRAM.
+    DramAccess { bytes: u64 },
+    /// A host command completed: `latency` from arrival, `service` from submission.
+    HostCompletion {
+        job: u32,
+        is_read: bool,
+        latency: Duration,
+        service: Duration,
+        bytes: u64,
+    },
+}
+
+/// The changes pushed during one event, in order.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// Some observer wants die-level changes (die operations, transfers, DRAM, commands).
+    pub die_level: bool,
+    pub items: Vec<StateChange>,
+}
+
+impl Changes {
+    /// Pushes a die-level change if an observer wants those.
+    #[inline]
+    pub fn die(&mut self, change: StateChange) {
+        if self.die_level {
+            self.items.push(change);
+        }
+    }
+
+    /// Pushes a change every observer run receives (host completions).
+    #[inline]
+    pub fn push(&mut self, change: StateChange) {
+        self.items.push(change);
+    }
+}
+
+/// What a component's event handler gets from the engine: the instant, the queue to schedule its
+/// own events on, and the stream to report state changes to.
+#[derive(Debug)]
+pub struct Context<'a> {
+    pub now: Time,
+    pub events: &'a mut EventQueue,
+    pub changes: &'a mut Changes,
+}

@@ -1,0 +1,168 @@
+//! Assembly: one function that builds the drive and its workload from a scenario, top to bottom.
+
+use super::rng::Rng;
+use super::time::{Duration, Time};
+use super::{Progress, RunError, Simulation};
+use crate::base::event::EventQueue;
+use crate::config::{ConfigError, Scenario};
+use crate::controller::Controller;
+use crate::flash::{Geometry, Timing};
+use crate::ftl::Ftl;
+use crate::host::Host;
+use crate::metrics::jobs::JobMetrics;
+use crate::metrics::report::Report;
+use crate::metrics::run::RunMetrics;
+use crate::observe::Changes;
+use crate::power::PowerModel;
+use crate::workload::{Pacing, Source};
+
+/// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
+/// letting the allocation abort the process.
+fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), ConfigError> {
+    let physical = geometry.physical_units() as f64;
+    let needed = 4.0 * (physical + physical * (1.0 - over_provisioning));
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
+        line.split_whitespace()
+            .nth(1)?
+            .parse::<f64>()
+            .ok()
+            .map(|kib| kib * 1024.0)
+    });
+    match available {
+        Some(available) if needed > available => Err(ConfigError::new(
+            "flash",
+            format!(
+                "the mapping tables of this drive need {:.1} GiB but {:.1} GiB of memory is available; \
+                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit",
+                needed / f64::from(1u32 << 30),
+                available / f64::from(1u32 << 30)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The workload's span in mapping units, checked against the largest command it issues.
+fn span_units(scenario: &Scenario, logical_units: u32, unit_bytes: u64) -> Result<u32, ConfigError> {
+    let workload = &scenario.workload;
+    let span_units = (f64::from(logical_units) * workload.span).floor() as u32;
+    let largest_command = workload
+        .bssplit
+        .iter()
+        .map(|(size, _)| size.bytes())
+        .chain(std::iter::once(workload.block_size.bytes()))
+        .max()
+        .unwrap_or(0)
+        / unit_bytes;
+    if span_units == 0 || largest_command > u64::from(span_units) {
+        return Err(ConfigError::new(
+            "workload.span",
+            format!(
+                "{} addresses {span_units} mapping units, fewer than one command needs",
+                workload.span
+            ),
+        ));
+    }
+    Ok(span_units)
+}
+
+impl Simulation {
+    /// Builds the drive and workload of `scenario`.
+    pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
+        let geometry = Geometry::from_scenario(scenario);
+        check_memory(&geometry, scenario.ftl.over_provisioning)?;
+        let timing = Timing::from_scenario(scenario, &geometry);
+        let ftl = Ftl::new(scenario, geometry, Rng::stream(scenario.seed, "ftl"));
+        let span_units = span_units(scenario, ftl.logical_units(), geometry.unit_bytes)?;
+        let controller = Controller::new(
+            &scenario.controller,
+            (&scenario.flash.suspend, scenario.flash.channel_switch_time),
+            geometry,
+            timing,
+            ftl,
+            Rng::stream(scenario.seed, "flash"),
+        )?;
+
+        let workload = Source::new(scenario, geometry.unit_bytes, span_units)?;
+        let jobs = workload.jobs(scenario.host.queue_depth);
+        let mut host = match workload {
+            // Traces and job files end where their files say.
+            Source::Trace(_) | Source::Fio(_) => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
+            _ => Host::new(&scenario.host, scenario.workload.io_count, scenario.workload.duration),
+        };
+        if let Source::Fio(_) = workload {
+            host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
+        }
+        host.set_jobs(&jobs);
+        host.timed = workload.pacing(scenario) == Pacing::Timed;
+
+        let power = PowerModel::new(
+            &scenario.power,
+            geometry.channels,
+            geometry.dies,
+            geometry.page_types as usize,
+        );
+        let metrics = RunMetrics::new(jobs.iter().map(JobMetrics::new).collect());
+        Ok(Simulation {
+            scenario: scenario.clone(),
+            now: Time::ZERO,
+            events: EventQueue::new(),
+            changes: Changes {
+                die_level: scenario.power.enabled,
+                items: Vec::with_capacity(64),
+            },
+            workload,
+            span_units,
+            host,
+            controller,
+            power,
+            metrics,
+            precondition_rng: Rng::stream(scenario.seed, "precondition"),
+            events_handled: 0,
+            probes: Vec::new(),
+        })
+    }
+
+    /// The FTL, for invariant checks in tests.
+    pub fn ftl(&self) -> &Ftl {
+        &self.controller.ftl
+    }
+
+    /// Bytes of simulator state that scale with the drive (mapping table and block table).
+    pub fn state_bytes(&self) -> usize {
+        let ftl = &self.controller.ftl;
+        ftl.mapping.state_bytes() + ftl.blocks.state_bytes() + ftl.scheme_state_bytes()
+    }
+
+    /// Preconditions the drive and runs the workload to completion.
+    pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
+        let started = std::time::Instant::now();
+        let workload = self.scenario.workload.clone();
+        let finished = self
+            .controller
+            .ftl
+            .precondition(
+                workload.precondition,
+                self.span_units,
+                workload.steady_overwrites,
+                &mut self.precondition_rng,
+                &mut |fraction| {
+                    progress(&Progress {
+                        phase: "precondition",
+                        fraction,
+                        host_ios: 0,
+                        simulated_time_s: 0.0,
+                    })
+                },
+            )
+            .map_err(|message| RunError::Config(ConfigError::new("workload.precondition", message)))?;
+        if !finished {
+            return Err(RunError::Interrupted);
+        }
+        let precondition_wall = started.elapsed();
+        self.run_workload(progress)?;
+        let power = self.power.finish(self.metrics.last_completion);
+        Ok(self.report(started.elapsed(), precondition_wall, power))
+    }
+}

@@ -1,0 +1,157 @@
+//! The event loop: pops events in `(time, sequence)` order and hands each to the component that
+//! owns it, then passes the state changes it reported to the observers.
+//!
+//! Components never call each other through the loop: the host calls the controller it submits
+//! to, the controller the FTL and flash it drives. The loop only routes the three things that go
+//! up a layer: a read command whose data is complete (controller → host), the observers' stream,
+//! and the end of the run.
+
+use std::time::Instant;
+
+use super::time::Time;
+use super::{Progress, RunError, Simulation};
+use crate::base::event::Event;
+use crate::config::ConfigError;
+use crate::observe::{Context, StateChange};
+use crate::workload::Source;
+
+/// Events between two looks at the wall clock for progress reports.
+const PROGRESS_EVENT_STRIDE: u64 = 1 << 14;
+/// Wall time between two progress reports.
+const PROGRESS_WALL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(50);
+
+impl Simulation {
+    /// Runs the workload from the current drive state until the host is done.
+    pub(super) fn run_workload(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+        let mut cx = Context {
+            now: self.now,
+            events: &mut self.events,
+            changes: &mut self.changes,
+        };
+        self.host.start(&mut self.controller, &mut self.workload, &mut cx);
+        self.observe();
+        let mut last_report = Instant::now();
+        while let Some((time, event)) = self.events.pop() {
+            self.now = time;
+            self.events_handled += 1;
+            self.dispatch(event);
+            self.check_workload()?;
+            if self.host.idle() {
+                break;
+            }
+            if self.events_handled.is_multiple_of(PROGRESS_EVENT_STRIDE)
+                && last_report.elapsed() >= PROGRESS_WALL_INTERVAL
+            {
+                last_report = Instant::now();
+                if !progress(&self.progress()) {
+                    return Err(RunError::Interrupted);
+                }
+            }
+        }
+        self.check_workload()?;
+        if self.host.outstanding > 0 {
+            return Err(RunError::Stalled(format!(
+                "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
+                 raise ftl.over_provisioning or lower workload.span",
+                self.now, self.host.outstanding
+            )));
+        }
+        progress(&self.progress());
+        Ok(())
+    }
+
+    /// Hands `event` to its owner, routes completed reads to the host, then feeds the observers.
+    #[inline]
+    pub(super) fn dispatch(&mut self, event: Event) {
+        let host = &mut self.host;
+        let controller = &mut self.controller;
+        let workload = &mut self.workload;
+        let cx = &mut Context {
+            now: self.now,
+            events: &mut self.events,
+            changes: &mut self.changes,
+        };
+        match event {
+            Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
+            Event::HostArrival => host.on_arrival(controller, workload, cx),
+            Event::CommandCompleted { command } => host.on_command_completed(command, controller, workload, cx),
+            Event::CommandArrived { command } => controller.on_command_arrived(command, cx),
+            Event::ReadSensed { die } => controller.on_read_sensed(die, cx),
+            Event::DieDone { die } => controller.on_die_done(die, cx),
+            Event::ArrayDone { die, generation } => controller.on_array_done(die, generation, cx),
+            Event::SuspendEntered { die, generation } => controller.on_suspend_entered(die, generation, cx),
+            Event::ChannelFree { channel } => controller.on_channel_free(channel, cx),
+            Event::BufferReadDone { transaction } => controller.on_buffer_read_done(transaction, cx),
+            Event::ProbeIssue { index } => {
+                let (die, action) = self.probes[index as usize];
+                controller.issue_probe(index, die, action, cx);
+            }
+        }
+        for index in 0..controller.to_host.len() {
+            host.deliver(controller.to_host[index], controller, cx);
+        }
+        controller.to_host.clear();
+        self.observe();
+    }
+
+    /// Passes the changes reported since the last call to every observer, in order.
+    #[inline]
+    fn observe(&mut self) {
+        let now = self.now;
+        for change in self.changes.items.drain(..) {
+            if self.changes.die_level {
+                self.power.observe(now, &change);
+            }
+            if let StateChange::HostCompletion { .. } = change {
+                self.metrics.observe(now, &change);
+            }
+        }
+    }
+
+    /// Ends the run with the workload's input error (a malformed trace line), if there was one.
+    fn check_workload(&mut self) -> Result<(), RunError> {
+        match self.host.workload_error.take() {
+            None => Ok(()),
+            Some(message) => {
+                let key = match self.workload {
+                    Source::Trace(_) => "workload.trace.path",
+                    _ => "workload",
+                };
+                Err(RunError::Config(ConfigError::new(key, message)))
+            }
+        }
+    }
+
+    fn progress(&self) -> Progress {
+        let completed = self.host.completed;
+        let fraction = if let Some(fraction) = self.workload.progress(self.now) {
+            fraction
+        } else if self.host.io_count > 0 {
+            completed as f64 / self.host.io_count as f64
+        } else {
+            self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
+        };
+        Progress {
+            phase: "run",
+            fraction: fraction.min(1.0),
+            host_ios: completed,
+            simulated_time_s: self.now.as_secs_f64(),
+        }
+    }
+
+    /// Runs harness operations (each on a die at a time) on an idle, empty drive until all
+    /// complete; returns their completion times. The host submits nothing.
+    pub fn run_probes(&mut self, probes: &[(Time, u32, crate::controller::ops::ProbeAction)]) -> Vec<Option<Time>> {
+        self.probes = probes.iter().map(|&(_, die, action)| (die, action)).collect();
+        for (index, &(at, _, _)) in probes.iter().enumerate() {
+            self.events.schedule(at, Event::ProbeIssue { index: index as u32 });
+        }
+        while let Some((time, event)) = self.events.pop() {
+            self.now = time;
+            self.dispatch(event);
+        }
+        let mut done = std::mem::take(&mut self.controller.probe_done);
+        done.resize(probes.len(), None);
+        done
+    }
+}
