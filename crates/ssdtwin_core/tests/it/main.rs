@@ -9,6 +9,7 @@
 //! whole binary stays fast in debug builds and no test depends on the built-in default scenario.
 //! Expected values are computed from the scenario with the helpers below, never hard-coded.
 
+mod bounds;
 mod channel_bound;
 mod channel_timing;
 mod determinism;
