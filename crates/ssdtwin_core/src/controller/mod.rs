@@ -8,6 +8,7 @@
 //! the frame buffer; the full page becomes one program in the TCQ of its die. GC operations wait
 //! in a separate internal queue per die. The scheduler picks what an idle die serves next.
 
+pub mod params;
 pub mod scheduler;
 pub mod suspend;
 

@@ -7,6 +7,7 @@
 //! starts when the channel is next free. The flash model moves time; it never computes watts.
 
 pub mod geometry;
+pub mod params;
 pub mod timing;
 
 pub use geometry::Geometry;

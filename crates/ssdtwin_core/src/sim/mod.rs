@@ -1,14 +1,18 @@
-//! Time, the event queue, the random number generator and the assembled simulation.
+//! The engine and its assembly: the event queue, the assembled simulation, the scenario that
+//! composes the layers' parameters and the report that gathers the observers' parts.
+//!
+//! This file only declares the modules and the run's progress and error types; it does not
+//! import its children, so they may import it without a cycle. [`crate::run`] builds and runs a
+//! [`simulation::Simulation`].
 pub mod event;
 pub mod harness;
-pub mod rng;
+pub mod report;
+pub mod scenario;
 pub mod simulation;
-pub mod time;
 
-pub use simulation::Simulation;
-
-use crate::config::Scenario;
-use crate::metrics::report::Report;
+// Transitional: time and random numbers moved to `base`; these keep `crate::sim::time::Duration`
+// and `super::rng::Rng` working in the engine files until they import `crate::base` directly.
+pub use crate::base::{rng, time};
 
 /// Progress of a run, as passed to the progress callback.
 #[derive(Clone, Debug)]
@@ -31,13 +35,8 @@ pub enum RunError {
     Interrupted,
     /// The scenario cannot be simulated as configured.
     #[error("{0}")]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] crate::base::error::ConfigError),
     /// The drive stopped making progress (e.g. GC found nothing to reclaim).
     #[error("{0}")]
     Stalled(String),
-}
-
-/// Builds and runs the simulation of `scenario`.
-pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
-    Simulation::new(scenario)?.run(progress)
 }

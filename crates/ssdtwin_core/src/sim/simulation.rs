@@ -27,10 +27,11 @@ use crate::host::{Host, PcieLink, Pending};
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    EnergyReport, FlashCounters, LatencyReport, PowerReport, QueueReport, Report, SimulatorReport, SuspendReport,
-    WorkloadReport,
+    FlashCounters, LatencyReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport,
 };
+use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::{Direction, OpClass, PowerModel, TimeSeries};
+use crate::sim::report::Report;
 use crate::workload::{Pacing, Source};
 
 /// Events between two looks at the wall clock for progress reports.
@@ -140,10 +141,15 @@ struct SuspendTally {
 impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
-        let geometry = Geometry::from_scenario(scenario);
+        let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
         check_memory(&geometry, scenario.ftl.over_provisioning)?;
-        let timing = Timing::from_scenario(scenario, &geometry);
-        let ftl = Ftl::new(scenario, geometry, Rng::stream(scenario.seed, "ftl"));
+        let timing = Timing::new(&scenario.flash, &geometry);
+        let ftl = Ftl::new(
+            &scenario.ftl,
+            scenario.flash.multi_plane,
+            geometry,
+            Rng::stream(scenario.seed, "ftl"),
+        );
 
         let units_per_program = geometry.units_per_page * ftl.targets()[0].plane_count;
         if scenario.controller.frame_buffer < units_per_program {
@@ -180,8 +186,8 @@ impl Simulation {
                 ),
             ));
         }
-        let workload = Source::new(scenario, geometry.unit_bytes, span_units)?;
-        let pacing = workload.pacing(scenario);
+        let workload = Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?;
+        let pacing = workload.pacing(&scenario.workload);
         let jobs = workload.jobs(scenario.host.queue_depth);
         let mut host = match workload {
             // Traces and job files end where their files say.
@@ -192,7 +198,10 @@ impl Simulation {
             host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
         }
         host.set_jobs(&jobs);
-        let job_metrics = jobs.iter().map(JobMetrics::new).collect();
+        let job_metrics = jobs
+            .iter()
+            .map(|job| JobMetrics::new(&job.name, job.queue_depth))
+            .collect();
 
         Ok(Simulation {
             scenario: scenario.clone(),

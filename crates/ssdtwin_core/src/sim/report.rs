@@ -1,0 +1,44 @@
+//! The report of one run (DESIGN.md section 3.3): the resolved scenario and the parts each observer
+//! and the engine measured (latencies, counters, power, energy, per-job results, time series).
+use serde::Serialize;
+
+use super::scenario::Scenario;
+use crate::metrics::report::{FlashCounters, FtlReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport};
+use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
+use crate::power::report::{EnergyReport, PowerReport};
+use crate::power::timeseries::TimeSeries;
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub ssdtwin_version: String,
+    pub seed: u64,
+    pub config: Scenario,
+    pub host_ios: u64,
+    pub simulated_time_s: f64,
+    pub wall_time_s: f64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub latency_us: LatencyReport,
+    /// Latency CDFs for plots (`ssdtwin.plot.latency_cdf`).
+    pub latency_cdf: LatencyCdfReport,
+    pub flash: FlashCounters,
+    pub ftl: FtlReport,
+    pub waf: f64,
+    pub queues: QueueReport,
+    pub suspend: SuspendReport,
+    pub power_w: PowerReport,
+    pub energy_j: EnergyReport,
+    pub simulator: SimulatorReport,
+    pub workload: WorkloadReport,
+    /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
+    #[serde(skip)]
+    pub timeseries: TimeSeries,
+}
+
+impl Report {
+    /// The report as a JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a report always serializes")
+    }
+}
