@@ -3,7 +3,8 @@
 //! One test binary (STYLE.md item 10): theory checks of latency, throughput and write
 //! amplification against analytic models (`theory`), FTL invariants after long randomized runs
 //! (`ftl_invariants`), reproducibility (`determinism`) and the host interface (`host`), block
-//! mapping and BAST (`mappings`), and channel-switch and page-register timing (`channel_timing`).
+//! mapping and BAST (`mappings`), channel-switch and page-register timing (`channel_timing`), and
+//! the module layering of `src/` (`layers`).
 //!
 //! Every test runs a small drive built from [`BASE`] plus a few `key=value` overrides, so the
 //! whole binary stays fast in debug builds and no test depends on the built-in default scenario.
@@ -13,6 +14,7 @@ mod channel_timing;
 mod determinism;
 mod ftl_invariants;
 mod host;
+mod layers;
 mod mappings;
 mod power;
 mod suspend;
