@@ -9,9 +9,9 @@
 //! an observer asked for them ([`Changes::die_level`]), so a run with power off pays one branch.
 
 use crate::base::event::EventQueue;
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
 
-/// What a die does with its array.
+/// What a die does with its array (ICC1 read, ICC2 program, ICC3 erase; docs/models/power.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpClass {
     Read,

@@ -9,7 +9,7 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::sim::time::Time;
+use crate::base::time::Time;
 
 /// Everything that can happen in the simulated drive. Ids are indices into dense tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

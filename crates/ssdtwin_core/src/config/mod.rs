@@ -1,54 +1,34 @@
-//! Scenario loading: TOML text, drive presets, `--set` overrides, validation.
+//! The scenario parser, the outermost layer: TOML text, drive presets, `--set` overrides, TOML
+//! merge, the JSON schema and validation.
 //!
 //! Resolution order, later wins: struct defaults < drive preset < scenario file < overrides.
 //! Every failure is a [`ConfigError`] naming the key path, the value and what is allowed.
+//!
+//! The parameters themselves are declared by the layers that use them (`flash/params.rs`,
+//! `ftl/params.rs`, ...; the aggregate [`Scenario`] in `sim/scenario.rs`); they are re-exported
+//! here so `ssdtwin_core::config::HostMode` and the like keep working. No module below this one
+//! imports it.
 
 mod presets;
-mod scenario;
-pub mod units;
 mod validate;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub use crate::base::error::ConfigError;
+pub use crate::base::units::{self, ByteSize, TransferRate};
+pub use crate::controller::params::*;
+pub use crate::flash::params::*;
+pub use crate::ftl::params::*;
+pub use crate::host::params::*;
+pub use crate::power::params::*;
+pub use crate::sim::scenario::Scenario;
+pub use crate::workload::params::*;
 pub use presets::{preset_names, presets, Preset};
-pub use scenario::*;
-pub use units::{ByteSize, TransferRate};
 
 /// The built-in default scenario of `ssdtwin run` without a file: an enterprise TLC drive (the
 /// program-suspend paper's preset, shrunk to 64 blocks per plane so it runs in seconds), 4 KiB
 /// random 70/30 read/write at QD 32.
 pub const DEFAULT_SCENARIO: &str = include_str!("../../../../configs/default.toml");
-
-/// A configuration problem, with the dotted key path it concerns (empty for file-level problems).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    /// Dotted key path, e.g. `host.queue_depth`; empty when the problem is not tied to a key.
-    pub key: String,
-    /// What is wrong and what is allowed.
-    pub message: String,
-}
-
-impl ConfigError {
-    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError {
-            key: key.into(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.key.is_empty() {
-            write!(f, "{}", self.message)
-        } else {
-            write!(f, "`{}`: {}", self.key, self.message)
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 /// Where a scenario comes from.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::ConfigError;
+use crate::base::error::ConfigError;
 
 /// A built-in drive preset.
 #[derive(Clone, Copy, Debug)]

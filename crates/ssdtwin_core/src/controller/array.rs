@@ -6,9 +6,9 @@ use super::ops::OpKind;
 use super::suspend::{ArrayKind, ArrayOp, ArrayState, SuspendLimits};
 use super::Controller;
 use crate::base::event::Event;
+use crate::base::time::{Duration, Time};
 use crate::ftl::Stream;
 use crate::observe::{Context, StateChange};
-use crate::sim::time::{Duration, Time};
 
 impl Controller {
     /// A program or erase enters its array phase at `start` for `length` (without suspensions).

@@ -13,10 +13,10 @@ use super::scheduler::{Choice, Scheduler};
 use super::suspend::{ArrayKind, ArrayState};
 use super::Controller;
 use crate::base::event::Event;
+use crate::base::time::Time;
 use crate::flash::channel::{Grant, Need};
 use crate::ftl::Stream;
 use crate::observe::{Context, Direction, OpClass, StateChange};
-use crate::sim::time::Time;
 
 impl Controller {
     pub(super) fn new_op(&mut self, kind: OpKind, now: Time) -> u32 {

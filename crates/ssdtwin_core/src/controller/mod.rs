@@ -20,20 +20,23 @@ mod dies;
 mod gc;
 mod mapped;
 pub mod ops;
+pub mod params;
 pub mod scheduler;
 pub mod suspend;
 pub mod tally;
 
 use std::collections::VecDeque;
 
+use crate::base::error::ConfigError;
+use crate::base::rng::Rng;
 use crate::base::slab::Slab;
-use crate::config::{ControllerConfig, SuspendConfig};
+use crate::base::time::{Duration, Time};
+use crate::flash::params::SuspendConfig;
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
-use crate::sim::rng::Rng;
-use crate::sim::time::{Duration, Time};
 use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use params::ControllerConfig;
 use scheduler::Scheduler;
 use tally::Tally;
 
@@ -82,11 +85,11 @@ impl Controller {
         timing: Timing,
         ftl: Ftl,
         flash_rng: Rng,
-    ) -> Result<Controller, crate::config::ConfigError> {
+    ) -> Result<Controller, ConfigError> {
         let (suspend, channel_switch_time) = flash;
         let units_per_program = geometry.units_per_page * ftl.targets()[0].plane_count;
         if config.frame_buffer < units_per_program {
-            return Err(crate::config::ConfigError::new(
+            return Err(ConfigError::new(
                 "controller.frame_buffer",
                 format!(
                     "{} is out of range; allowed: at least the mapping units of one program ({units_per_program} = page_size / mapping_unit x planes programmed together)",
@@ -95,7 +98,7 @@ impl Controller {
             ));
         }
         if geometry.planes_per_die as usize > MAX_PLANES {
-            return Err(crate::config::ConfigError::new(
+            return Err(ConfigError::new(
                 "flash.planes_per_die",
                 format!("at most {MAX_PLANES}"),
             ));

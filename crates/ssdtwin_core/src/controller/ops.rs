@@ -5,9 +5,9 @@
 use std::collections::VecDeque;
 
 use super::suspend::ArrayOp;
+use crate::base::time::{Duration, Time};
 use crate::flash::channel::Need;
 use crate::ftl::{ProgramTarget, Stream};
-use crate::sim::time::{Duration, Time};
 
 /// Most planes one program can write (bounds the inline page list of an operation).
 pub const MAX_PLANES: usize = 16;

@@ -7,8 +7,8 @@
 //! serves reads, spends the resume time and runs the remaining steps. Each suspension therefore
 //! lengthens the operation by exactly `enter + time suspended + resume`.
 
-use crate::config::SuspendConfig;
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
+use crate::flash::params::SuspendConfig;
 
 /// Which array operation is running.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,7 @@
 //! What the controller counts as it runs: flash operations by cause, Head-of-Line events and
 //! suspensions. The engine turns these into the report's `flash`, `queues` and `suspend` blocks.
 
-use crate::sim::time::Duration;
+use crate::base::time::Duration;
 
 /// Flash operations, Head-of-Line events and suspensions so far.
 #[derive(Clone, Debug, Default)]

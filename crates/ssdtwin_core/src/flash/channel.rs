@@ -11,7 +11,7 @@
 
 use std::collections::VecDeque;
 
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
 
 /// What a die needs the channel for; command cycles go before data transfers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

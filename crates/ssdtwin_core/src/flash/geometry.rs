@@ -6,7 +6,8 @@
 //! `((block × pages_per_block) + page) × units_per_page + slot`, with blocks numbered globally
 //! `(die × planes_per_die + plane) × blocks_per_plane + block`.
 
-use crate::config::Scenario;
+use super::params::FlashConfig;
+use crate::base::units::ByteSize;
 
 /// Sizes of every level of the array, and the mapping unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,9 +30,9 @@ pub struct Geometry {
 }
 
 impl Geometry {
-    pub fn from_scenario(scenario: &Scenario) -> Geometry {
-        let flash = &scenario.flash;
-        let unit_bytes = scenario.ftl.mapping_unit.bytes();
+    /// The geometry of `flash` split into mapping units of `mapping_unit` (`ftl.mapping_unit`).
+    pub fn new(flash: &FlashConfig, mapping_unit: ByteSize) -> Geometry {
+        let unit_bytes = mapping_unit.bytes();
         Geometry {
             channels: flash.channels,
             chips_per_channel: flash.chips_per_channel,
@@ -98,10 +99,12 @@ mod tests {
 
     #[test]
     fn addresses_round_trip() {
-        let mut scenario = Scenario::default();
-        scenario.flash.channels = 2;
-        scenario.flash.dies_per_chip = 2;
-        let geometry = Geometry::from_scenario(&scenario);
+        let flash = FlashConfig {
+            channels: 2,
+            dies_per_chip: 2,
+            ..FlashConfig::default()
+        };
+        let geometry = Geometry::new(&flash, ByteSize(4096));
         assert_eq!(geometry.dies, 4);
         assert_eq!(geometry.units_per_page, 4);
         let block = geometry.first_block_of_plane(5) + 7;

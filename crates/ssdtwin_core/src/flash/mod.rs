@@ -7,6 +7,7 @@
 
 pub mod channel;
 pub mod geometry;
+pub mod params;
 pub mod timing;
 
 pub use channel::Channel;

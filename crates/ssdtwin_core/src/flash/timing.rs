@@ -5,11 +5,10 @@
 //! cycles; a read moves only the codewords it needs (column addressing), a program the whole
 //! payload (MODELS.md section 6.2).
 
-use crate::config::Scenario;
-use crate::sim::rng::Rng;
-use crate::sim::time::Duration;
-
-use super::Geometry;
+use super::geometry::Geometry;
+use super::params::FlashConfig;
+use crate::base::rng::Rng;
+use crate::base::time::Duration;
 
 #[derive(Clone, Debug)]
 pub struct Timing {
@@ -32,8 +31,8 @@ pub struct Timing {
 }
 
 impl Timing {
-    pub fn from_scenario(scenario: &Scenario, geometry: &Geometry) -> Timing {
-        let flash = &scenario.flash;
+    /// The timing table of `flash` for the mapping units of `geometry`.
+    pub fn new(flash: &FlashConfig, geometry: &Geometry) -> Timing {
         let types = geometry.page_types as usize;
         Timing {
             read: (0..types)

@@ -22,7 +22,8 @@ use std::collections::VecDeque;
 
 use super::block::DataBlocks;
 use super::mapping::NONE;
-use super::{Ftl, Stream};
+use super::placement::{Placement, PlacementView};
+use super::types::{Stream, WorkItem};
 
 #[derive(Clone, Debug)]
 pub struct Bast {
@@ -56,10 +57,10 @@ impl Bast {
 
     /// Places a host write of `logical`; returns its physical page, or `None` when its plane lacks
     /// the free blocks a merge might need now (nothing changed).
-    pub fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Option<u32> {
+    pub fn write(&mut self, ftl: &mut Placement<'_>, logical: u32) -> Option<u32> {
         let pages_per_block = ftl.geometry.pages_per_block;
         let (logical_block, offset) = (logical / pages_per_block, logical % pages_per_block);
-        let plane = DataBlocks::plane_of(ftl, logical_block);
+        let plane = DataBlocks::plane_of(&ftl.geometry, logical_block);
         let data = self.blocks.data[logical_block as usize];
         if data == NONE {
             if ftl.free[plane as usize].is_empty() {
@@ -97,14 +98,14 @@ impl Bast {
         Some(self.write_at(ftl, logical, fresh, 0))
     }
 
-    fn write_at(&mut self, ftl: &mut Ftl, logical: u32, block: u32, page: u32) -> u32 {
+    fn write_at(&mut self, ftl: &mut Placement<'_>, logical: u32, block: u32, page: u32) -> u32 {
         let unit = self.blocks.claim(ftl, block, page);
         ftl.place(logical, unit, Stream::User);
         unit
     }
 
     /// Merges the log block of `logical_block` with its data block (switch, partial or full).
-    fn merge(&mut self, ftl: &mut Ftl, logical_block: u32) {
+    fn merge(&mut self, ftl: &mut Placement<'_>, logical_block: u32) {
         let geometry = ftl.geometry;
         let pages_per_block = geometry.pages_per_block;
         let log = std::mem::replace(&mut self.log[logical_block as usize], NONE);
@@ -132,7 +133,7 @@ impl Bast {
                 }
                 let unit = self.blocks.claim(ftl, log, offset);
                 ftl.place(logical, unit, Stream::Gc);
-                ftl.work.push(super::WorkItem::Copy { from, to: unit });
+                ftl.work.push(WorkItem::Copy { from, to: unit });
                 copies += 1;
             }
             let counts = &mut ftl.ftl_counts;
@@ -156,7 +157,7 @@ impl Bast {
 
     /// Every logical page lives at its offset of its data block or in its log block; each plane
     /// holds at most its quota of log blocks, listed once each in its queue.
-    pub fn check(&self, ftl: &Ftl) -> Result<(), String> {
+    pub fn check(&self, ftl: &PlacementView<'_>) -> Result<(), String> {
         self.blocks.check(ftl)?;
         let pages_per_block = ftl.geometry.pages_per_block;
         for logical in 0..ftl.logical_units() {

@@ -11,11 +11,14 @@
 //! FTLs of that era assume. The page-level `Mapping` of the FTL still records where every
 //! logical page lives, so reads, valid counts and invariants work as for page mapping; the
 //! decisions here only constrain where data goes. Work that needs flash time (copies, erases) is
-//! appended to `Ftl::work` for the simulation to run; an erase waits until every page program of
+//! appended to the FTL's `work` (through [`Placement`]) for the simulation to run; an erase waits until every page program of
 //! its block has completed.
 
+use super::blocks::BlockState;
 use super::mapping::NONE;
-use super::{BlockState, Ftl, Stream, WorkItem};
+use super::placement::{Placement, PlacementView};
+use super::types::{Stream, WorkItem};
+use crate::flash::geometry::Geometry;
 
 /// One bit per physical page.
 #[derive(Clone, Debug)]
@@ -77,12 +80,12 @@ impl DataBlocks {
     }
 
     /// Plane holding logical block `logical_block` (and its log block under BAST).
-    pub fn plane_of(ftl: &Ftl, logical_block: u32) -> u32 {
-        logical_block % ftl.geometry.planes()
+    pub fn plane_of(geometry: &Geometry, logical_block: u32) -> u32 {
+        logical_block % geometry.planes()
     }
 
     /// Takes a free block of `plane` (the caller checked there is one).
-    pub fn open_block(ftl: &mut Ftl, plane: u32) -> u32 {
+    pub fn open_block(ftl: &mut Placement<'_>, plane: u32) -> u32 {
         let block = ftl.free[plane as usize]
             .pop_front()
             .expect("open_block called without a free block");
@@ -91,7 +94,7 @@ impl DataBlocks {
     }
 
     /// Hands out page `page` of `block`; returns its physical unit.
-    pub fn claim(&mut self, ftl: &mut Ftl, block: u32, page: u32) -> u32 {
+    pub fn claim(&mut self, ftl: &mut Placement<'_>, block: u32, page: u32) -> u32 {
         let unit = ftl.geometry.unit_address(block, page, 0);
         debug_assert!(!self.written.get(unit), "page {page} of block {block} written twice");
         self.written.set(unit);
@@ -99,13 +102,19 @@ impl DataBlocks {
         unit
     }
 
-    pub fn is_written(&self, ftl: &Ftl, block: u32, page: u32) -> bool {
+    pub fn is_written(&self, ftl: &Placement<'_>, block: u32, page: u32) -> bool {
         self.written.get(ftl.geometry.unit_address(block, page, 0))
     }
 
     /// Copies every valid page of `logical_block` except offset `skip` to the same offset of
     /// `to`; returns the number of copies.
-    pub fn copy_logical_block(&mut self, ftl: &mut Ftl, logical_block: u32, to: u32, skip: Option<u32>) -> u64 {
+    pub fn copy_logical_block(
+        &mut self,
+        ftl: &mut Placement<'_>,
+        logical_block: u32,
+        to: u32,
+        skip: Option<u32>,
+    ) -> u64 {
         let pages_per_block = ftl.geometry.pages_per_block;
         let mut copies = 0;
         for offset in 0..pages_per_block {
@@ -129,7 +138,7 @@ impl DataBlocks {
     }
 
     /// `block` holds no valid data any more: it is erased once its pending programs are done.
-    pub fn retire(ftl: &mut Ftl, block: u32) {
+    pub fn retire(ftl: &mut Placement<'_>, block: u32) {
         debug_assert_eq!(ftl.blocks.valid[block as usize], 0, "retiring a block with valid data");
         ftl.blocks.state[block as usize] = BlockState::Victim;
         if ftl.blocks.programmed_pages[block as usize] == ftl.blocks.allocated_pages[block as usize] {
@@ -139,7 +148,7 @@ impl DataBlocks {
 
     /// Checks the shared invariants: page bits agree with the block counters, valid pages were
     /// written, and each logical block's data block is an open block of its plane used once.
-    pub fn check(&self, ftl: &Ftl) -> Result<(), String> {
+    pub fn check(&self, ftl: &PlacementView<'_>) -> Result<(), String> {
         let geometry = ftl.geometry;
         let pages_per_block = geometry.pages_per_block;
         for block in 0..geometry.blocks() {
@@ -173,7 +182,7 @@ impl DataBlocks {
                     "data block {block} of logical block {logical_block} is not open"
                 ));
             }
-            if geometry.plane_of_block(block) != Self::plane_of(ftl, logical_block) {
+            if geometry.plane_of_block(block) != Self::plane_of(&ftl.geometry, logical_block) {
                 return Err(format!(
                     "data block {block} of logical block {logical_block} is in another plane"
                 ));
@@ -202,7 +211,7 @@ impl BlockMapping {
 
     /// Places a host write of `logical`; returns its physical page, or `None` when its plane has
     /// no free block now (nothing changed).
-    pub fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Option<u32> {
+    pub fn write(&mut self, ftl: &mut Placement<'_>, logical: u32) -> Option<u32> {
         let pages_per_block = ftl.geometry.pages_per_block;
         let (logical_block, offset) = (logical / pages_per_block, logical % pages_per_block);
         let data = self.blocks.data[logical_block as usize];
@@ -211,7 +220,7 @@ impl BlockMapping {
             ftl.place(logical, unit, Stream::User);
             return Some(unit);
         }
-        let plane = DataBlocks::plane_of(ftl, logical_block);
+        let plane = DataBlocks::plane_of(&ftl.geometry, logical_block);
         if ftl.free[plane as usize].is_empty() {
             return None;
         }
@@ -231,7 +240,7 @@ impl BlockMapping {
     }
 
     /// Every logical page lives in its logical block's data block at its own offset.
-    pub fn check(&self, ftl: &Ftl) -> Result<(), String> {
+    pub fn check(&self, ftl: &PlacementView<'_>) -> Result<(), String> {
         self.blocks.check(ftl)?;
         let pages_per_block = ftl.geometry.pages_per_block;
         for logical in 0..ftl.logical_units() {

@@ -14,53 +14,37 @@
 //! `gc/`), block mapping (`block.rs`) or BAST (`bast.rs`). Block and BAST decide placement at
 //! once and leave the flash work it costs (page copies, erases) in [`Ftl::work`] for the
 //! simulation to run with real timing.
+//!
+//! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
+//! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
+//! Preconditioning and the invariant checks extend `Ftl` in `precondition.rs` and `invariants.rs`;
+//! the parameters are in `params.rs`.
 
 pub mod bast;
 pub mod block;
 pub mod blocks;
 pub mod gc;
+mod invariants;
 pub mod mapping;
+pub mod params;
+pub mod placement;
+mod precondition;
+#[cfg(test)]
+mod tests;
+pub mod types;
 
 use std::collections::VecDeque;
 
 use blocks::{BlockState, BlockTable};
 use gc::{VictimContext, VictimPolicy};
 use mapping::{Mapping, NONE};
+pub use params::check_mapping;
+use params::{FtlConfig, MappingKind};
+use placement::Placement;
+pub use types::{OpenPage, PlacementCounts, ProgramTarget, SchemeCounts, Stream, WorkItem};
 
-use crate::config::{ConfigError, MappingKind, Precondition, Scenario};
-use crate::flash::Geometry;
-use crate::sim::rng::Rng;
-
-/// Who writes: the host or garbage collection. Each has its own open block per plane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stream {
-    User = 0,
-    Gc = 1,
-}
-
-/// Where one program writes: a die and the planes it programs at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ProgramTarget {
-    pub die: u32,
-    pub first_plane: u32,
-    pub plane_count: u32,
-}
-
-/// A page being filled with units before its program.
-#[derive(Clone, Copy, Debug)]
-pub struct OpenPage {
-    pub block: u32,
-    pub page: u32,
-    pub filled: u32,
-}
-
-/// Counts of data placed by each stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct PlacementCounts {
-    pub user_units: u64,
-    pub gc_units: u64,
-    pub erases: u64,
-}
+use crate::base::rng::Rng;
+use crate::flash::geometry::Geometry;
 
 /// The mapping scheme and its own state (STYLE.md rule 7: one file per scheme, a closed enum).
 #[derive(Debug, Default)]
@@ -70,30 +54,6 @@ pub enum Scheme {
     Page,
     Block(block::BlockMapping),
     Bast(bast::Bast),
-}
-
-/// Flash work a block-mapping or BAST decision costs, for the simulation to run in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WorkItem {
-    /// Read page `from` and program its data at page `to` (physical units = pages).
-    Copy { from: u32, to: u32 },
-    /// Erase `block` (no program of it is pending).
-    Erase { block: u32 },
-}
-
-/// What the mapping schemes did in the measured run (Cho et al., Table II), counted when decided.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SchemeCounts {
-    /// Valid pages copied by block-mapping updates and BAST merges.
-    pub valid_page_copies: u64,
-    /// Erases of old data blocks by block-mapping updates.
-    pub block_update_erases: u64,
-    pub switch_merges: u64,
-    pub partial_merges: u64,
-    pub full_merges: u64,
-    pub switch_merge_erases: u64,
-    pub partial_merge_erases: u64,
-    pub full_merge_erases: u64,
 }
 
 #[derive(Debug)]
@@ -125,18 +85,20 @@ pub struct Ftl {
 }
 
 impl Ftl {
-    pub fn new(scenario: &Scenario, geometry: Geometry, rng: Rng) -> Ftl {
+    /// The FTL of `config` over `geometry`; `multi_plane` programs a page in every plane of a
+    /// die at once (`flash.multi_plane`).
+    pub fn new(config: &FtlConfig, multi_plane: bool, geometry: Geometry, rng: Rng) -> Ftl {
         let planes = geometry.planes();
-        let logical_units = (geometry.physical_units() as f64 * (1.0 - scenario.ftl.over_provisioning)).floor() as u64;
+        let logical_units = (geometry.physical_units() as f64 * (1.0 - config.over_provisioning)).floor() as u64;
         let free = (0..planes)
             .map(|plane| {
                 let first = geometry.first_block_of_plane(plane);
                 (first..first + geometry.blocks_per_plane).collect()
             })
             .collect();
-        let gc_trigger = ((scenario.ftl.gc_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize).max(2);
-        let gc_urgent = (scenario.ftl.gc_urgent_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize;
-        let targets = if scenario.flash.multi_plane {
+        let gc_trigger = ((config.gc_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize).max(2);
+        let gc_urgent = (config.gc_urgent_threshold * f64::from(geometry.blocks_per_plane)).ceil() as usize;
+        let targets = if multi_plane {
             (0..geometry.dies)
                 .map(|die| ProgramTarget {
                     die,
@@ -164,12 +126,12 @@ impl Ftl {
             gc_open: vec![None; planes as usize],
             gc_trigger,
             gc_urgent,
-            policy: VictimPolicy::new(&scenario.ftl, planes),
+            policy: VictimPolicy::new(config, planes),
             rng,
             close_order: 0,
             targets,
             counts: PlacementCounts::default(),
-            scheme: match scenario.ftl.mapping {
+            scheme: match config.mapping {
                 MappingKind::Page => Scheme::Page,
                 MappingKind::Block => Scheme::Block(block::BlockMapping::new(
                     logical_units,
@@ -181,7 +143,7 @@ impl Ftl {
                     geometry.pages_per_block,
                     geometry.physical_units(),
                     planes,
-                    scenario.ftl.log_blocks,
+                    config.log_blocks,
                 )),
             },
             work: Vec::new(),
@@ -198,7 +160,7 @@ impl Ftl {
 
     /// Die that a block-mapping or BAST write of `logical` programs.
     pub fn mapped_die(&self, logical: u32) -> u32 {
-        let plane = block::DataBlocks::plane_of(self, logical / self.geometry.pages_per_block);
+        let plane = block::DataBlocks::plane_of(&self.geometry, logical / self.geometry.pages_per_block);
         plane / self.geometry.planes_per_die
     }
 
@@ -208,10 +170,11 @@ impl Ftl {
     pub fn mapped_write(&mut self, logical: u32) -> Option<u32> {
         self.work.clear();
         let mut scheme = std::mem::take(&mut self.scheme);
+        let mut placement = self.placement();
         let placed = match &mut scheme {
             Scheme::Page => None,
-            Scheme::Block(mapping) => mapping.write(self, logical),
-            Scheme::Bast(bast) => bast.write(self, logical),
+            Scheme::Block(mapping) => mapping.write(&mut placement, logical),
+            Scheme::Bast(bast) => bast.write(&mut placement, logical),
         };
         self.scheme = scheme;
         placed
@@ -316,15 +279,15 @@ impl Ftl {
     /// Records that `logical` now lives at `physical`; the old copy becomes stale.
     #[inline]
     pub fn place(&mut self, logical: u32, physical: u32, stream: Stream) {
-        let old = self.mapping.remap(logical, physical);
-        if old != NONE {
-            self.blocks.invalidate(self.geometry.block_of_unit(old));
-        }
-        self.blocks.add_valid(self.geometry.block_of_unit(physical));
-        match stream {
-            Stream::User => self.counts.user_units += 1,
-            Stream::Gc => self.counts.gc_units += 1,
-        }
+        placement::place(
+            &mut self.mapping,
+            &mut self.blocks,
+            &self.geometry,
+            &mut self.counts,
+            logical,
+            physical,
+            stream,
+        );
     }
 
     /// A page of `block` finished programming; a block whose pages are all programmed closes.
@@ -405,389 +368,16 @@ impl Ftl {
         self.counts.erases += 1;
     }
 
-    /// Checks the FTL's invariants (DESIGN section 6): every mapped logical unit points at a
-    /// physical unit that points back at it; each block's valid count equals the valid units in
-    /// it; every block is in exactly one state and the free lists hold exactly the free blocks.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        let geometry = self.geometry;
-        let mut valid = vec![0u32; geometry.blocks() as usize];
-        for logical in 0..self.logical_units() {
-            let physical = self.mapping.physical(logical);
-            if physical == NONE {
-                continue;
-            }
-            if self.mapping.logical(physical) != logical {
-                return Err(format!(
-                    "logical {logical} maps to {physical}, which maps back to {}",
-                    self.mapping.logical(physical)
-                ));
-            }
-            valid[geometry.block_of_unit(physical) as usize] += 1;
+    /// The state a mapping scheme writes through, borrowed from this FTL.
+    fn placement(&mut self) -> Placement<'_> {
+        Placement {
+            geometry: self.geometry,
+            mapping: &mut self.mapping,
+            blocks: &mut self.blocks,
+            free: &mut self.free,
+            counts: &mut self.counts,
+            work: &mut self.work,
+            ftl_counts: &mut self.ftl_counts,
         }
-        let mut reverse_valid = 0u64;
-        for physical in 0..geometry.physical_units() as u32 {
-            let logical = self.mapping.logical(physical);
-            if logical != NONE {
-                reverse_valid += 1;
-                if self.mapping.physical(logical) != physical {
-                    return Err(format!(
-                        "physical {physical} claims logical {logical}, which maps elsewhere"
-                    ));
-                }
-            }
-        }
-        let mapped: u64 = valid.iter().map(|&count| u64::from(count)).sum();
-        if mapped != reverse_valid {
-            return Err(format!(
-                "{mapped} mapped logical units but {reverse_valid} valid physical units"
-            ));
-        }
-        for (block, &count) in valid.iter().enumerate() {
-            if self.blocks.valid[block] != count {
-                return Err(format!(
-                    "block {block} counts {} valid units, holds {count}",
-                    self.blocks.valid[block]
-                ));
-            }
-        }
-        for plane in 0..geometry.planes() {
-            let first = geometry.first_block_of_plane(plane);
-            let blocks = first..first + geometry.blocks_per_plane;
-            let free_state = blocks
-                .clone()
-                .filter(|&b| self.blocks.state[b as usize] == BlockState::Free)
-                .count();
-            let closed = blocks
-                .clone()
-                .filter(|&b| self.blocks.state[b as usize] == BlockState::Closed)
-                .count();
-            if free_state != self.free[plane as usize].len() {
-                return Err(format!(
-                    "plane {plane}: {free_state} blocks are free but its free list holds {}",
-                    self.free[plane as usize].len()
-                ));
-            }
-            if self.free[plane as usize]
-                .iter()
-                .any(|&b| self.blocks.state[b as usize] != BlockState::Free || !blocks.contains(&b))
-            {
-                return Err(format!(
-                    "plane {plane}: its free list holds a block that is not a free block of the plane"
-                ));
-            }
-            if closed != self.blocks.closed_count[plane as usize] as usize {
-                return Err(format!(
-                    "plane {plane}: {closed} closed blocks, counted {}",
-                    self.blocks.closed_count[plane as usize]
-                ));
-            }
-            for block in blocks {
-                let index = block as usize;
-                if self.blocks.state[index] == BlockState::Free
-                    && (self.blocks.valid[index] != 0 || self.blocks.allocated_pages[index] != 0)
-                {
-                    return Err(format!("free block {block} holds data"));
-                }
-                if self.blocks.programmed_pages[index] > self.blocks.allocated_pages[index] {
-                    return Err(format!("block {block} has more pages programmed than allocated"));
-                }
-            }
-        }
-        match &self.scheme {
-            Scheme::Page => Ok(()),
-            Scheme::Block(mapping) => mapping.check(self),
-            Scheme::Bast(bast) => bast.check(self),
-        }
-    }
-
-    /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
-    /// would yield space.
-    fn collect_now(&mut self, plane: u32) -> bool {
-        let Some(victim) = self.take_victim(plane) else {
-            return false;
-        };
-        let first = self.geometry.unit_address(victim, 0, 0);
-        for physical in first..first + self.geometry.units_per_block() {
-            let logical = self.mapping.logical(physical);
-            if logical != NONE {
-                if let (_, Some((block, _))) = self.place_gc_copy(plane, logical) {
-                    self.page_programmed(block);
-                }
-            }
-        }
-        self.erase(victim);
-        true
-    }
-
-    /// Brings the drive to the used state `precondition` asks for, without simulated time:
-    /// `fill` writes the first `span_units` logical units once, in order; `steady` then overwrites
-    /// `overwrites × span_units` random units of the span with GC as needed. `progress` gets the
-    /// fraction done now and then.
-    pub fn precondition(
-        &mut self,
-        precondition: Precondition,
-        span_units: u32,
-        overwrites: f64,
-        pattern_rng: &mut Rng,
-        progress: &mut dyn FnMut(f64) -> bool,
-    ) -> Result<bool, String> {
-        if precondition == Precondition::None {
-            return Ok(true);
-        }
-        let random_writes = match precondition {
-            Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
-            _ => 0,
-        };
-        if !self.is_page_mapped() {
-            return self.precondition_mapped(span_units, random_writes, pattern_rng, progress);
-        }
-        let total = u64::from(span_units) + random_writes;
-        let mut writer = FunctionalWriter::default();
-        for logical in 0..span_units {
-            writer.write(self, logical)?;
-            if logical % (1 << 20) == 0 && !progress(f64::from(logical) / total as f64) {
-                return Ok(false);
-            }
-        }
-        // Random overwrites are bound by memory latency: draw a batch of addresses, touch their
-        // mapping entries (independent loads the CPU overlaps), then write them in order.
-        const BATCH: usize = 32;
-        let mut batch = [0u32; BATCH];
-        let mut done = 0u64;
-        while done < random_writes {
-            let count = (random_writes - done).min(BATCH as u64) as usize;
-            let mut touched = 0u32;
-            for slot in &mut batch[..count] {
-                *slot = pattern_rng.below(u64::from(span_units)) as u32;
-                touched ^= self.mapping.physical(*slot);
-            }
-            for &logical in &batch[..count] {
-                let physical = self.mapping.physical(logical);
-                if physical != NONE {
-                    touched ^= self.mapping.logical(physical);
-                    touched ^= self.blocks.valid[self.geometry.block_of_unit(physical) as usize];
-                }
-            }
-            std::hint::black_box(touched);
-            for &logical in &batch[..count] {
-                writer.write(self, logical)?;
-            }
-            let before = done;
-            done += count as u64;
-            if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
-                return Ok(false);
-            }
-        }
-        writer.finish(self);
-        // Preconditioning is not part of the measured run.
-        self.counts = PlacementCounts::default();
-        Ok(true)
-    }
-}
-
-impl Ftl {
-    /// [`Self::precondition`] for block mapping and BAST: the span once in order, then
-    /// `random_writes` random overwrites, each with its copies and erases completed at once.
-    fn precondition_mapped(
-        &mut self,
-        span_units: u32,
-        random_writes: u64,
-        pattern_rng: &mut Rng,
-        progress: &mut dyn FnMut(f64) -> bool,
-    ) -> Result<bool, String> {
-        let total = u64::from(span_units) + random_writes;
-        for done in 0..total {
-            let logical = if done < u64::from(span_units) {
-                done as u32
-            } else {
-                pattern_rng.below(u64::from(span_units)) as u32
-            };
-            self.functional_write(logical)?;
-            if done % (1 << 16) == 0 && !progress(done as f64 / total as f64) {
-                return Ok(false);
-            }
-        }
-        self.counts = PlacementCounts::default();
-        self.ftl_counts = SchemeCounts::default();
-        Ok(true)
-    }
-
-    /// A block-mapping or BAST write with all its programs and erases done at once.
-    fn functional_write(&mut self, logical: u32) -> Result<(), String> {
-        let unit = self.mapped_write(logical).ok_or_else(|| {
-            "preconditioning found a plane without a free block; raise ftl.over_provisioning".to_string()
-        })?;
-        let geometry = self.geometry;
-        self.program_done(geometry.block_of_unit(unit), geometry.page_of_unit(unit));
-        for index in 0..self.work.len() {
-            match self.work[index] {
-                WorkItem::Copy { to, .. } => self.program_done(geometry.block_of_unit(to), geometry.page_of_unit(to)),
-                WorkItem::Erase { block } => self.erase(block),
-            }
-        }
-        while let Some(block) = self.ready_erases.pop() {
-            self.erase(block);
-        }
-        Ok(())
-    }
-}
-
-/// Checks that block mapping and BAST fit the drive (called from `config::validate`): one page
-/// per mapping unit, and enough spare blocks in every plane for the updates in flight and the
-/// plane's share of the log blocks, so a write always finds a free block eventually.
-pub fn check_mapping(scenario: &Scenario) -> Result<(), ConfigError> {
-    let ftl = &scenario.ftl;
-    if ftl.mapping == MappingKind::Page {
-        return Ok(());
-    }
-    let flash = &scenario.flash;
-    if ftl.mapping_unit != flash.page_size {
-        return Err(ConfigError::new(
-            "ftl.mapping_unit",
-            format!(
-                "{} with ftl.mapping = {}; allowed: the page size ({}), since block mapping and BAST map whole pages",
-                ftl.mapping_unit,
-                ftl.mapping.name(),
-                flash.page_size
-            ),
-        ));
-    }
-    let planes = u64::from(flash.channels)
-        * u64::from(flash.chips_per_channel)
-        * u64::from(flash.dies_per_chip)
-        * u64::from(flash.planes_per_die);
-    let pages_per_block = u64::from(flash.pages_per_block);
-    let physical_pages = planes * u64::from(flash.blocks_per_plane) * pages_per_block;
-    let logical_pages = (physical_pages as f64 * (1.0 - ftl.over_provisioning)).floor() as u64;
-    let logical_blocks_per_plane = logical_pages.div_ceil(pages_per_block).div_ceil(planes);
-    let spare = u64::from(flash.blocks_per_plane).saturating_sub(logical_blocks_per_plane);
-    let needed = match ftl.mapping {
-        MappingKind::Bast => {
-            if u64::from(ftl.log_blocks) < planes {
-                return Err(ConfigError::new(
-                    "ftl.log_blocks",
-                    format!(
-                        "{} is out of range; allowed: at least one per plane ({planes}), since each plane has its own share",
-                        ftl.log_blocks
-                    ),
-                ));
-            }
-            u64::from(ftl.log_blocks).div_ceil(planes) + 2
-        }
-        _ => 1,
-    };
-    if spare < needed {
-        return Err(ConfigError::new(
-            "ftl.over_provisioning",
-            format!(
-                "{} leaves {spare} spare blocks per plane; allowed: enough for {needed} (one update in flight{})",
-                ftl.over_provisioning,
-                if ftl.mapping == MappingKind::Bast {
-                    ", a merge and the plane's share of ftl.log_blocks"
-                } else {
-                    ""
-                }
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// Host-stream writer for preconditioning: fills program targets in striping order and
-/// completes each program at once.
-#[derive(Debug, Default)]
-struct FunctionalWriter {
-    target: usize,
-    pages: Vec<(u32, u32)>,
-    filled: u32,
-}
-
-impl FunctionalWriter {
-    fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<(), String> {
-        let units_per_page = ftl.geometry.units_per_page;
-        if self.filled as usize == self.pages.len() * units_per_page as usize {
-            self.finish(ftl);
-            self.open(ftl)?;
-        }
-        let (block, page) = self.pages[(self.filled / units_per_page) as usize];
-        let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
-        ftl.place(logical, physical, Stream::User);
-        self.filled += 1;
-        Ok(())
-    }
-
-    /// Opens the next program target that has room, collecting garbage first where needed.
-    fn open(&mut self, ftl: &mut Ftl) -> Result<(), String> {
-        let targets = ftl.targets.len();
-        for _ in 0..targets {
-            let target = ftl.targets[self.target];
-            self.target = (self.target + 1) % targets;
-            let planes = target.first_plane..target.first_plane + target.plane_count;
-            for plane in planes.clone() {
-                while ftl.needs_gc(plane) && ftl.collect_now(plane) {}
-            }
-            if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
-                self.pages.clear();
-                self.pages
-                    .extend(planes.map(|plane| ftl.allocate_page(plane, Stream::User)));
-                self.filled = 0;
-                return Ok(());
-            }
-        }
-        Err("preconditioning found no plane with free space: GC cannot reclaim any block; raise ftl.over_provisioning or lower workload.span".to_string())
-    }
-
-    /// Completes the open program (unfilled slots stay empty).
-    fn finish(&mut self, ftl: &mut Ftl) {
-        for &(block, _) in &self.pages {
-            ftl.page_programmed(block);
-        }
-        self.pages.clear();
-        self.filled = 0;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_victim_stops_being_its_streams_open_block() {
-        let mut scenario = Scenario::default();
-        scenario.flash.channels = 1;
-        scenario.flash.dies_per_chip = 1;
-        scenario.flash.planes_per_die = 1;
-        scenario.flash.blocks_per_plane = 8;
-        scenario.flash.pages_per_block = 2;
-        let geometry = Geometry::from_scenario(&scenario);
-        let mut ftl = Ftl::new(&scenario, geometry, Rng::stream(1, "ftl"));
-        // Fill one user block and program it: it closes but stays the user stream's open block.
-        let mut logical = 0;
-        let mut user_block = NONE;
-        for _ in 0..geometry.pages_per_block {
-            let (block, page) = ftl.allocate_page(0, Stream::User);
-            user_block = block;
-            for slot in 0..geometry.units_per_page {
-                ftl.place(logical, geometry.unit_address(block, page, slot), Stream::User);
-                logical += 1;
-            }
-            ftl.page_programmed(block);
-        }
-        // A GC copy elsewhere makes one unit of it stale, so it qualifies as the victim.
-        ftl.place_gc_copy(0, 0);
-        assert_eq!(ftl.take_victim(0), Some(user_block));
-        let first = geometry.unit_address(user_block, 0, 0);
-        for unit in first..first + geometry.units_per_block() {
-            let logical = ftl.mapping.logical(unit);
-            if logical != NONE {
-                ftl.place_gc_copy(0, logical);
-            }
-        }
-        ftl.erase(user_block);
-        // The next user page comes from a block taken off the free list, not from the erased
-        // victim (which is on the free list too).
-        let (block, _) = ftl.allocate_page(0, Stream::User);
-        assert_ne!(block, user_block, "wrote into an erased block still on the free list");
-        assert!(!ftl.free[0].contains(&block));
     }
 }

@@ -6,13 +6,15 @@
 //! `submission_interval` apart (the command-submission-time throttle of the self-heating paper).
 //! The link moves payloads at the PCIe rate, one direction independent of the other.
 
+pub mod command;
+pub mod params;
 pub mod submission;
 
 use std::collections::VecDeque;
 
-use crate::config::{HostConfig, HostMode};
-use crate::sim::time::{Duration, Time};
-use crate::workload::{CommandSpec, Job};
+use crate::base::time::{Duration, Time};
+use command::{CommandSpec, Job};
+use params::{HostConfig, HostMode};
 
 /// PCIe payload efficiency: 256 B maximum payload per TLP with about 24 B of header, sequence
 /// number, LCRC and framing [A].

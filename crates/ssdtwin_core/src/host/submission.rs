@@ -6,14 +6,14 @@
 //! interval. A command crosses the PCIe link (writes with their payload) before the controller
 //! sees it; a read's data crosses back before the host sees it complete.
 
+use super::command::CommandSpec;
+use super::params::HostMode;
 use super::{Host, Pending};
 use crate::base::event::Event;
-use crate::config::HostMode;
+use crate::base::time::Time;
 use crate::controller::ops::Command;
 use crate::controller::Controller;
 use crate::observe::{Context, StateChange};
-use crate::sim::time::Time;
-use crate::workload::CommandSpec;
 
 /// Where the host's commands come from: the workload (a layer above, which implements this).
 pub trait CommandSource {

@@ -8,8 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::latency::LatencyRecorder;
-use crate::sim::time::{Duration, Time};
-use crate::workload::Job;
+use crate::base::time::{Duration, Time};
 
 /// fio's default `percentile_list` [%].
 pub const FIO_PERCENTILES: [f64; 17] = [
@@ -91,10 +90,11 @@ pub struct JobMetrics {
 }
 
 impl JobMetrics {
-    pub fn new(job: &Job) -> JobMetrics {
+    /// Metrics of the job `name` that keeps `queue_depth` commands in flight.
+    pub fn new(name: &str, queue_depth: u32) -> JobMetrics {
         JobMetrics {
-            name: job.name.clone(),
-            queue_depth: job.queue_depth,
+            name: name.to_string(),
+            queue_depth,
             read: Direction::default(),
             write: Direction::default(),
             last_completion: Time::ZERO,
@@ -177,10 +177,7 @@ mod tests {
 
     #[test]
     fn fio_units_and_percentile_keys() {
-        let mut job = JobMetrics::new(&Job {
-            name: "j".into(),
-            queue_depth: 1,
-        });
+        let mut job = JobMetrics::new("j", 1);
         for micros in 1..=1000u64 {
             let latency = Duration::from_micros(micros);
             job.record(true, latency, latency, 4096, Time::ZERO + Duration::from_millis(micros));
@@ -203,10 +200,7 @@ mod tests {
 
     #[test]
     fn waiting_commands_separate_lat_from_clat() {
-        let mut job = JobMetrics::new(&Job {
-            name: "j".into(),
-            queue_depth: 1,
-        });
+        let mut job = JobMetrics::new("j", 1);
         let now = Time::ZERO + Duration::from_millis(1);
         job.record(false, Duration::from_micros(10), Duration::from_micros(10), 4096, now);
         job.record(false, Duration::from_micros(500), Duration::from_micros(20), 4096, now);

@@ -3,8 +3,8 @@
 
 use hdrhistogram::Histogram;
 
-use super::report::{LatencyCdf, LatencyCdfReport, LatencySummary};
-use crate::sim::time::Duration;
+use super::summary::{LatencyCdf, LatencyCdfReport, LatencySummary};
+use crate::base::time::Duration;
 
 /// CDF points every this fraction in the body of the distribution (below the tail).
 const CDF_BODY_STEP: f64 = 0.02;

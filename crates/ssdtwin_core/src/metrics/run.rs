@@ -3,8 +3,8 @@
 //! (the end of the measured run).
 
 use super::jobs::JobMetrics;
+use crate::base::time::Time;
 use crate::observe::StateChange;
-use crate::sim::time::Time;
 
 #[derive(Debug)]
 pub struct RunMetrics {

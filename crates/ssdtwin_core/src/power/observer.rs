@@ -1,8 +1,8 @@
 //! The power model as an observer: each state change of the stream becomes one hook call.
 
 use super::PowerModel;
+use crate::base::time::Time;
 use crate::observe::StateChange;
-use crate::sim::time::Time;
 
 impl PowerModel {
     /// Accounts for `change`, pushed at `now`.

@@ -8,10 +8,9 @@
 //! page type; an operation of duration `D` puts segment `k` on `[start + D·F(k−1), start + D·F(k))`
 //! with `F` the cumulative fractions (the last boundary is exactly `D`).
 
-use crate::config::{PerPageTypeCurrent, PowerConfig, ProfileSegment};
-use crate::sim::time::Duration;
-
-pub use crate::observe::OpClass;
+use super::params::{PerPageTypeCurrent, PowerConfig, ProfileSegment};
+use crate::base::time::Duration;
+use crate::observe::OpClass;
 
 /// One precomputed segment: it ends at `end_fraction` of the operation and draws `power_w` on VCC.
 #[derive(Clone, Copy, Debug, PartialEq)]

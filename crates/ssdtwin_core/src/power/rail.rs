@@ -9,7 +9,7 @@
 //! points of the last `W` in a queue; each is pushed once and popped once (O(1) amortised), and
 //! the window average is evaluated at each breakpoint as it passes.
 
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
 
 /// Joules per watt-nanosecond: energies are kept in W·ns (no division on the hot path).
 const JOULES_PER_WATT_NANOSECOND: f64 = 1e-9;

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
 
 /// Components of the drive's power, in column order.
 pub const COMPONENTS: [&str; 6] = ["nand", "io_bus", "controller", "dram", "other", "total"];

@@ -1,16 +1,17 @@
 //! Assembly: one function that builds the drive and its workload from a scenario, top to bottom.
 
-use super::rng::Rng;
-use super::time::{Duration, Time};
+use super::report::Report;
+use super::scenario::Scenario;
 use super::{Progress, RunError, Simulation};
+use crate::base::error::ConfigError;
 use crate::base::event::EventQueue;
-use crate::config::{ConfigError, Scenario};
+use crate::base::rng::Rng;
+use crate::base::time::{Duration, Time};
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::Ftl;
 use crate::host::Host;
 use crate::metrics::jobs::JobMetrics;
-use crate::metrics::report::Report;
 use crate::metrics::run::RunMetrics;
 use crate::observe::Changes;
 use crate::power::PowerModel;
@@ -70,10 +71,15 @@ fn span_units(scenario: &Scenario, logical_units: u32, unit_bytes: u64) -> Resul
 impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
-        let geometry = Geometry::from_scenario(scenario);
+        let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
         check_memory(&geometry, scenario.ftl.over_provisioning)?;
-        let timing = Timing::from_scenario(scenario, &geometry);
-        let ftl = Ftl::new(scenario, geometry, Rng::stream(scenario.seed, "ftl"));
+        let timing = Timing::new(&scenario.flash, &geometry);
+        let ftl = Ftl::new(
+            &scenario.ftl,
+            scenario.flash.multi_plane,
+            geometry,
+            Rng::stream(scenario.seed, "ftl"),
+        );
         let span_units = span_units(scenario, ftl.logical_units(), geometry.unit_bytes)?;
         let controller = Controller::new(
             &scenario.controller,
@@ -84,7 +90,7 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
 
-        let workload = Source::new(scenario, geometry.unit_bytes, span_units)?;
+        let workload = Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?;
         let jobs = workload.jobs(scenario.host.queue_depth);
         let mut host = match workload {
             // Traces and job files end where their files say.
@@ -95,7 +101,7 @@ impl Simulation {
             host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
         }
         host.set_jobs(&jobs);
-        host.timed = workload.pacing(scenario) == Pacing::Timed;
+        host.timed = workload.pacing(&scenario.workload) == Pacing::Timed;
 
         let power = PowerModel::new(
             &scenario.power,
@@ -103,7 +109,11 @@ impl Simulation {
             geometry.dies,
             geometry.page_types as usize,
         );
-        let metrics = RunMetrics::new(jobs.iter().map(JobMetrics::new).collect());
+        let metrics = RunMetrics::new(
+            jobs.iter()
+                .map(|job| JobMetrics::new(&job.name, job.queue_depth))
+                .collect(),
+        );
         Ok(Simulation {
             scenario: scenario.clone(),
             now: Time::ZERO,

@@ -8,10 +8,10 @@
 
 use std::time::Instant;
 
-use super::time::Time;
 use super::{Progress, RunError, Simulation};
+use crate::base::error::ConfigError;
 use crate::base::event::Event;
-use crate::config::ConfigError;
+use crate::base::time::Time;
 use crate::observe::{Context, StateChange};
 use crate::workload::Source;
 

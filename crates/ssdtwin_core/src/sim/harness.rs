@@ -7,9 +7,10 @@
 //! erase erases. Completion times therefore follow from the flash timing alone, which is what the
 //! suspend tests pin to the nanosecond.
 
-use super::time::Time;
+use super::scenario::Scenario;
 use super::Simulation;
-use crate::config::{ConfigError, Scenario};
+use crate::base::error::ConfigError;
+use crate::base::time::Time;
 use crate::controller::ops::ProbeAction;
 use crate::metrics::report::SuspendReport;
 

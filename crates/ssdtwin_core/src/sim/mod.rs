@@ -1,28 +1,29 @@
-//! The engine: time, the random number generator, the assembled drive and its event loop.
+//! The engine and its assembly: the scenario that composes the layers' parameters, the
+//! assembled [`Simulation`], its event loop and the report that gathers the components' tallies
+//! and the observers' figures.
 //!
 //! `assembly.rs` builds every component from one validated scenario, top to bottom; `engine.rs`
 //! pops events in `(time, sequence)` order and hands each to the component that owns it;
-//! `report.rs` gathers the components' and observers' figures into the report. All state lives
-//! in one [`Simulation`] value: no globals, so simulations on different threads never meet.
+//! `gather.rs` assembles the [`report::Report`]. All state lives in one [`Simulation`] value: no
+//! globals, so simulations on different threads never meet. This file imports none of its
+//! children, so they may import it without a cycle.
 mod assembly;
 mod engine;
+mod gather;
 pub mod harness;
-mod report;
-pub mod rng;
-pub mod time;
+pub mod report;
+pub mod scenario;
 
 use crate::base::event::EventQueue;
-use crate::config::Scenario;
+use crate::base::rng::Rng;
+use crate::base::time::Time;
 use crate::controller::ops::ProbeAction;
 use crate::controller::Controller;
 use crate::host::Host;
-use crate::metrics::report::Report;
 use crate::metrics::run::RunMetrics;
 use crate::observe::Changes;
 use crate::power::PowerModel;
 use crate::workload::Source;
-use rng::Rng;
-use time::Time;
 
 /// Progress of a run, as passed to the progress callback.
 #[derive(Clone, Debug)]
@@ -45,21 +46,16 @@ pub enum RunError {
     Interrupted,
     /// The scenario cannot be simulated as configured.
     #[error("{0}")]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] crate::base::error::ConfigError),
     /// The drive stopped making progress (e.g. GC found nothing to reclaim).
     #[error("{0}")]
     Stalled(String),
 }
 
-/// Builds and runs the simulation of `scenario`.
-pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
-    Simulation::new(scenario)?.run(progress)
-}
-
 /// One simulated drive under one workload.
 #[derive(Debug)]
 pub struct Simulation {
-    scenario: Scenario,
+    scenario: scenario::Scenario,
     now: Time,
     events: EventQueue,
     changes: Changes,

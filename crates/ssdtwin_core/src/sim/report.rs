@@ -1,153 +1,44 @@
-//! The report of a run, gathered from the components' tallies and the observers' figures.
+//! The report of one run (DESIGN.md section 3.3): the resolved scenario and the parts each observer
+//! and the engine measured (latencies, counters, power, energy, per-job results, time series).
+use serde::Serialize;
 
-use super::time::Duration;
-use super::Simulation;
-use crate::config::MappingKind;
-use crate::controller::tally::{SuspendTally, Tally};
-use crate::metrics::jobs::JobMetrics;
-use crate::metrics::latency::LatencyRecorder;
-use crate::metrics::report::{
-    EnergyReport, FlashCounters, FtlErases, FtlMerges, FtlReport, LatencyCdfReport, LatencyReport, PowerReport,
-    QueueReport, Report, SimulatorReport, SuspendReport, WorkloadReport,
-};
-use crate::power::TimeSeries;
+use super::scenario::Scenario;
+use crate::metrics::report::{FlashCounters, FtlReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport};
+use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
+use crate::power::report::{EnergyReport, PowerReport};
+use crate::power::timeseries::TimeSeries;
 
-/// The report's `suspend` block from the controller's tally.
-pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {
-    SuspendReport {
-        program: tally.program,
-        erase: tally.erase,
-        per_program: tally.per_program.clone(),
-        per_erase: tally.per_erase.clone(),
-        mean_program_time_us: SuspendTally::mean_us(tally.program_time, &tally.per_program),
-        mean_erase_time_us: SuspendTally::mean_us(tally.erase_time, &tally.per_erase),
-    }
+/// Everything a run produces.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Report {
+    pub ssdtwin_version: String,
+    pub seed: u64,
+    pub config: Scenario,
+    pub host_ios: u64,
+    pub simulated_time_s: f64,
+    pub wall_time_s: f64,
+    pub iops: f64,
+    pub bandwidth_mib_s: f64,
+    pub latency_us: LatencyReport,
+    /// Latency CDFs for plots (`ssdtwin.plot.latency_cdf`).
+    pub latency_cdf: LatencyCdfReport,
+    pub flash: FlashCounters,
+    pub ftl: FtlReport,
+    pub waf: f64,
+    pub queues: QueueReport,
+    pub suspend: SuspendReport,
+    pub power_w: PowerReport,
+    pub energy_j: EnergyReport,
+    pub simulator: SimulatorReport,
+    pub workload: WorkloadReport,
+    /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
+    #[serde(skip)]
+    pub timeseries: TimeSeries,
 }
 
-fn flash_counters(tally: &Tally) -> FlashCounters {
-    FlashCounters {
-        reads: tally.reads,
-        programs: tally.programs,
-        erases: tally.erases,
-        gc_reads: tally.gc_reads,
-        gc_programs: tally.gc_programs,
-        mapping_reads: 0,
-        mapping_programs: 0,
-    }
-}
-
-impl Simulation {
-    /// The `ftl` block: copies and erases by cause (Cho et al., Table II).
-    fn ftl_report(&self) -> FtlReport {
-        let ftl = &self.controller.ftl;
-        let counts = ftl.ftl_counts;
-        let page = self.scenario.ftl.mapping == MappingKind::Page;
-        let placed = ftl.counts;
-        let gc = if page { placed.erases } else { 0 };
-        let erases = FtlErases {
-            gc,
-            block_update: counts.block_update_erases,
-            switch_merge: counts.switch_merge_erases,
-            partial_merge: counts.partial_merge_erases,
-            full_merge: counts.full_merge_erases,
-            total: gc
-                + counts.block_update_erases
-                + counts.switch_merge_erases
-                + counts.partial_merge_erases
-                + counts.full_merge_erases,
-        };
-        FtlReport {
-            valid_page_copies: if page {
-                placed.gc_units
-            } else {
-                counts.valid_page_copies
-            },
-            erases,
-            merges: FtlMerges {
-                switch: counts.switch_merges,
-                partial: counts.partial_merges,
-                full: counts.full_merges,
-            },
-            channel_switches: self.controller.channels.iter().map(|channel| channel.switches).sum(),
-        }
-    }
-
-    pub(super) fn report(
-        &self,
-        wall: std::time::Duration,
-        precondition_wall: std::time::Duration,
-        (power_w, energy_j, timeseries): (PowerReport, EnergyReport, TimeSeries),
-    ) -> Report {
-        let metrics = &self.metrics;
-        let simulated = metrics.last_completion.as_secs_f64();
-        let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
-        // Each command's latency is recorded once, in its job; the drive's are their union.
-        let merge = |is_read: bool| {
-            metrics
-                .jobs
-                .iter()
-                .fold(LatencyRecorder::default(), |sum, job| sum.merged(&job.latency(is_read)))
-        };
-        let (read_latency, write_latency) = (merge(true), merge(false));
-        let all = read_latency.merged(&write_latency);
-        let ftl = &self.controller.ftl;
-        let placed = ftl.counts;
-        let waf = if placed.user_units > 0 {
-            (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
-        } else {
-            0.0
-        };
-        let dies = &self.controller.dies;
-        let busy: Duration = dies.iter().fold(Duration::ZERO, |sum, die| sum + die.busy);
-        let die_utilization = if simulated > 0.0 {
-            busy.as_secs_f64() / (simulated * dies.len() as f64)
-        } else {
-            0.0
-        };
-        let logical_units = ftl.logical_units() as f64;
-        let tally = &self.controller.tally;
-        Report {
-            ssdtwin_version: crate::VERSION.to_string(),
-            seed: self.scenario.seed,
-            config: self.scenario.clone(),
-            host_ios: metrics.completed,
-            simulated_time_s: simulated,
-            wall_time_s: wall.as_secs_f64(),
-            iops: per_second(metrics.completed as f64),
-            bandwidth_mib_s: per_second(metrics.bytes_moved as f64 / (1024.0 * 1024.0)),
-            latency_us: LatencyReport {
-                read: read_latency.summary(),
-                write: write_latency.summary(),
-                all: all.summary(),
-            },
-            latency_cdf: LatencyCdfReport::new(&read_latency, &write_latency, &all),
-            flash: flash_counters(tally),
-            ftl: self.ftl_report(),
-            waf,
-            queues: QueueReport {
-                hol_events: tally.hol_events,
-                die_utilization: die_utilization.min(1.0),
-            },
-            suspend: suspend_report(&tally.suspend),
-            power_w,
-            energy_j,
-            simulator: SimulatorReport {
-                events: self.events_handled,
-                precondition_wall_time_s: precondition_wall.as_secs_f64(),
-                logical_units: ftl.logical_units() as u64,
-                state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
-            },
-            workload: WorkloadReport {
-                skipped_lines: self.workload.skipped_lines(),
-                warnings: self.workload.warnings(),
-                jobs: metrics.jobs.iter().map(JobMetrics::report).collect(),
-            },
-            timeseries,
-        }
-    }
-
-    /// Suspensions so far (for the die-level harness).
-    pub fn suspend_report(&self) -> SuspendReport {
-        suspend_report(&self.controller.tally.suspend)
+impl Report {
+    /// The report as a JSON value.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a report always serializes")
     }
 }

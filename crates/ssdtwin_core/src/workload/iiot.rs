@@ -15,10 +15,10 @@
 
 use std::collections::VecDeque;
 
-use super::CommandSpec;
-use crate::config::IiotConfig;
-use crate::sim::rng::Rng;
-use crate::sim::time::{Duration, Time};
+use super::params::IiotConfig;
+use crate::base::rng::Rng;
+use crate::base::time::{Duration, Time};
+use crate::host::command::CommandSpec;
 
 /// Job index of the ingest writes.
 pub const INGEST_JOB: u32 = 0;
@@ -189,7 +189,7 @@ impl Iiot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::ByteSize;
+    use crate::base::units::ByteSize;
 
     fn generate(config: &IiotConfig, seconds: u64) -> Vec<(Time, CommandSpec, u32)> {
         let mut iiot = Iiot::new(config, 1024, 1 << 24, Rng::stream(1, "workload"));

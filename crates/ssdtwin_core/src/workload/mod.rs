@@ -6,30 +6,15 @@
 //! workloads, fio jobs, traces replayed `as_fast_as_possible`).
 pub mod fio;
 pub mod iiot;
+pub mod params;
 pub mod synthetic;
 pub mod trace;
 
-use crate::config::{ConfigError, Replay, Scenario, WorkloadKind};
-use crate::sim::rng::Rng;
-use crate::sim::time::Time;
-
-/// One host command, in mapping units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CommandSpec {
-    pub is_read: bool,
-    /// First logical mapping unit.
-    pub first_unit: u32,
-    /// Length in mapping units.
-    pub units: u32,
-}
-
-/// A job (stream) of a workload: its name in reports and, for closed-loop sources, the commands
-/// it keeps in flight.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Job {
-    pub name: String,
-    pub queue_depth: u32,
-}
+use crate::base::error::ConfigError;
+use crate::base::rng::Rng;
+use crate::base::time::Time;
+use crate::host::command::{CommandSpec, Job};
+use params::{Replay, WorkloadConfig, WorkloadKind};
 
 /// How the host paces a source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,10 +35,10 @@ pub enum Source {
 }
 
 impl Source {
-    /// Builds the source of `scenario`. `span_units` is the addressed logical space.
-    pub fn new(scenario: &Scenario, unit_bytes: u64, span_units: u32) -> Result<Source, ConfigError> {
-        let config = &scenario.workload;
-        let rng = Rng::stream(scenario.seed, "workload");
+    /// Builds the source of `config` with the scenario's `seed`. `span_units` is the addressed
+    /// logical space.
+    pub fn new(config: &WorkloadConfig, seed: u64, unit_bytes: u64, span_units: u32) -> Result<Source, ConfigError> {
+        let rng = Rng::stream(seed, "workload");
         Ok(match config.kind {
             WorkloadKind::Synthetic => {
                 Source::Synthetic(synthetic::Synthetic::new(config, unit_bytes, span_units, rng))
@@ -73,15 +58,16 @@ impl Source {
                     config.fio.ignore_unsupported,
                 )
                 .map_err(|message| ConfigError::new("workload.fio.job", message))?;
-                Source::Fio(fio::FioWorkload::new(file, unit_bytes, scenario.seed))
+                Source::Fio(fio::FioWorkload::new(file, unit_bytes, seed))
             }
             WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
         })
     }
 
-    pub fn pacing(&self, scenario: &Scenario) -> Pacing {
+    /// How the host paces this source of `config`.
+    pub fn pacing(&self, config: &WorkloadConfig) -> Pacing {
         match self {
-            Source::Trace(_) if scenario.workload.trace.replay == Replay::Timed => Pacing::Timed,
+            Source::Trace(_) if config.trace.replay == Replay::Timed => Pacing::Timed,
             Source::Iiot(_) => Pacing::Timed,
             _ => Pacing::Closed,
         }

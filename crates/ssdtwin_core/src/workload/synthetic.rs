@@ -2,10 +2,10 @@
 //! random addresses (or random with a fraction of sequential commands, as a trace characterised
 //! by its sequential share), uniform, Zipf or JESD219 popularity, over a span of the logical space.
 
-use crate::config::{Distribution, Pattern, WorkloadConfig};
-use crate::sim::rng::Rng;
+use super::params::{Distribution, Pattern, WorkloadConfig};
+use crate::base::rng::Rng;
 
-use super::CommandSpec;
+use crate::host::command::CommandSpec;
 
 #[derive(Debug)]
 pub struct Synthetic {
@@ -210,7 +210,7 @@ fn helper_ln1p_over(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{ByteSize, WorkloadConfig};
+    use crate::base::units::ByteSize;
 
     fn generator(config: &WorkloadConfig, span: u32) -> Synthetic {
         Synthetic::new(config, 4096, span, Rng::stream(1, "workload"))

@@ -2,7 +2,7 @@
 //! command overhead + command cycles + tR + page-register transfer + bus transfer + PCIe, plus
 //! the 30 us channel switch when the channel last served another chip (way).
 
-use ssdtwin_core::sim::time::Duration;
+use ssdtwin_core::base::time::Duration;
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 
 use crate::{pcie_time, relative_error, run};

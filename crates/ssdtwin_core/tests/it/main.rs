@@ -3,7 +3,8 @@
 //! One test binary (STYLE.md item 10): theory checks of latency, throughput and write
 //! amplification against analytic models (`theory`), FTL invariants after long randomized runs
 //! (`ftl_invariants`), reproducibility (`determinism`) and the host interface (`host`), block
-//! mapping and BAST (`mappings`), and channel-switch and page-register timing (`channel_timing`).
+//! mapping and BAST (`mappings`), channel-switch and page-register timing (`channel_timing`), and
+//! the module layering of `src/` (`layers`).
 //!
 //! Every test runs a small drive built from [`BASE`] plus a few `key=value` overrides, so the
 //! whole binary stays fast in debug builds and no test depends on the built-in default scenario.
@@ -15,17 +16,19 @@ mod channel_timing;
 mod determinism;
 mod ftl_invariants;
 mod host;
+mod layers;
 mod mappings;
 mod power;
+mod source_scan;
 mod suspend;
 mod theory;
 mod workloads;
 
 use std::path::PathBuf;
 
+use ssdtwin_core::base::time::Duration;
 use ssdtwin_core::config::CellType;
 use ssdtwin_core::host::pcie_bytes_per_second;
-use ssdtwin_core::sim::time::Duration;
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 
 /// The small drive and workload every test starts from: 2 channels x 2 dies x 2 planes, TLC with

@@ -3,10 +3,10 @@
 //! average of saturated random reads against the dies' duty cycle, and the time series against
 //! the energies.
 
+use ssdtwin_core::base::time::{Duration, Time};
 use ssdtwin_core::config::PowerConfig;
 use ssdtwin_core::power::profile::Profiles;
 use ssdtwin_core::power::{Direction, OpClass, PowerModel};
-use ssdtwin_core::sim::time::{Duration, Time};
 use ssdtwin_core::{Report, Scenario};
 
 use crate::{channel_data_time, dies, relative_error, run, scenario};

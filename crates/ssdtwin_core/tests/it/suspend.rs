@@ -5,8 +5,8 @@
 //! ISPP steps of 125 us, centre-page read 75 us, erase 5 ms in 5 pulses of 1 ms, enter 60 us,
 //! resume 10 us.
 
+use ssdtwin_core::base::time::{Duration, Time};
 use ssdtwin_core::sim::harness::DieHarness;
-use ssdtwin_core::sim::time::{Duration, Time};
 use ssdtwin_core::Scenario;
 
 use super::{channel_data_time, scenario};

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ssdtwin_core::sim::time::Time;
+use ssdtwin_core::base::time::Time;
 use ssdtwin_core::workload::fio::{self, FioWorkload};
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 

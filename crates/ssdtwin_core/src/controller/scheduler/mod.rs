@@ -8,9 +8,8 @@ mod read_first;
 pub use choice::Choice;
 
 use super::ops::{DieQueues, FlashOp};
-use crate::config::ControllerConfig;
-use crate::config::SchedulerKind;
-use crate::sim::time::{Duration, Time};
+use crate::base::time::{Duration, Time};
+use crate::controller::params::{ControllerConfig, SchedulerKind};
 
 #[derive(Clone, Copy, Debug)]
 pub enum Scheduler {

@@ -3,8 +3,8 @@
 //! goes first, so writes cannot starve.
 use super::choice::Choice;
 use super::fifo;
+use crate::base::time::{Duration, Time};
 use crate::controller::ops::{DieQueues, FlashOp};
-use crate::sim::time::{Duration, Time};
 
 pub fn choose(queues: &DieQueues, ops: &[FlashOp], now: Time, age_limit: Duration) -> Option<Choice> {
     if age_limit > Duration::ZERO {

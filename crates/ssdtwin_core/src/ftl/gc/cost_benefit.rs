@@ -2,7 +2,7 @@
 //! `age · (1 − u) / 2u`, with `u` the block's valid fraction and `age` the time since it was
 //! closed (counted in blocks closed since). Only the `candidates` lowest-utilisation blocks are
 //! scored, so choosing costs O(candidates), not a scan of the plane.
-use super::VictimContext;
+use super::context::VictimContext;
 
 pub fn select(context: &mut VictimContext<'_>, candidates: u32) -> Option<u32> {
     context.blocks.settle_hint(context.plane);

@@ -2,7 +2,7 @@
 //! skipped to the back, so the policy never reclaims nothing.
 use std::collections::VecDeque;
 
-use super::VictimContext;
+use super::context::VictimContext;
 use crate::ftl::blocks::BlockState;
 
 pub fn select(context: &mut VictimContext<'_>, closed: &mut VecDeque<u32>) -> Option<u32> {

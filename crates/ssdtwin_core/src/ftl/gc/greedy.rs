@@ -1,5 +1,5 @@
 //! Greedy: the closed block with the fewest valid units (the lowest non-empty bucket).
-use super::VictimContext;
+use super::context::VictimContext;
 
 pub fn select(context: &mut VictimContext<'_>) -> Option<u32> {
     context.blocks.settle_hint(context.plane);

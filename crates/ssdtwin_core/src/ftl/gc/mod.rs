@@ -1,9 +1,10 @@
 //! Garbage-collection victim selection: one small file per policy behind a closed enum.
 //!
 //! Adding a policy: a file here, a variant of [`VictimPolicy`] built in [`VictimPolicy::new`],
-//! and a variant of `config::GcPolicyKind`. A policy returns a closed block of the plane holding
+//! and a variant of `ftl::params::GcPolicyKind`. A policy returns a closed block of the plane holding
 //! at least one stale unit, or `None` when reclaiming would gain nothing.
 
+pub mod context;
 mod cost_benefit;
 mod fifo;
 mod greedy;
@@ -11,9 +12,8 @@ mod random;
 
 use std::collections::VecDeque;
 
-use super::blocks::BlockTable;
-use crate::config::{FtlConfig, GcPolicyKind};
-use crate::sim::rng::Rng;
+use super::params::{FtlConfig, GcPolicyKind};
+pub use context::VictimContext;
 
 #[derive(Debug)]
 pub enum VictimPolicy {
@@ -21,19 +21,6 @@ pub enum VictimPolicy {
     CostBenefit { candidates: u32 },
     Random,
     Fifo { closed: Vec<VecDeque<u32>> },
-}
-
-/// What a policy needs to know to choose.
-#[derive(Debug)]
-pub struct VictimContext<'a> {
-    pub blocks: &'a mut BlockTable,
-    pub plane: u32,
-    pub first_block: u32,
-    pub blocks_per_plane: u32,
-    pub units_per_block: u32,
-    /// Close-order counter now, for ages.
-    pub now_order: u64,
-    pub rng: &'a mut Rng,
 }
 
 impl VictimPolicy {

@@ -1,6 +1,7 @@
 //! Random: a uniformly drawn closed block holding at least one stale unit. Draws blocks of the
 //! plane until one qualifies (bounded), then falls back to greedy.
-use super::{greedy, VictimContext};
+use super::context::VictimContext;
+use super::greedy;
 use crate::ftl::blocks::BlockState;
 
 const DRAWS: u32 = 64;

@@ -8,7 +8,7 @@
 //! others are skipped. The device for `devices` filtering is `major * 256 + minor`.
 
 use super::fields::{decimal_scaled, integer};
-use super::TraceRecord;
+use super::record::TraceRecord;
 
 /// One sector [bytes].
 const SECTOR_BYTES: u64 = 512;

@@ -5,7 +5,7 @@
 //! in **512 B sectors**; `flags` bit 0 set = read, clear = write (MQSim: `1` read, `0` write).
 
 use super::fields::{decimal_scaled, integer};
-use super::TraceRecord;
+use super::record::TraceRecord;
 
 /// One sector [bytes].
 const SECTOR_BYTES: u64 = 512;

@@ -10,7 +10,7 @@
 //! filtering is the file's index in order of `add` (0 first).
 
 use super::fields::integer;
-use super::TraceRecord;
+use super::record::TraceRecord;
 
 /// One microsecond [ns].
 const MICROSECOND_NS: u64 = 1_000;

@@ -14,28 +14,16 @@ mod disksim;
 mod fields;
 mod fio_iolog;
 mod msr;
+pub mod record;
 mod spc;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 
-use super::CommandSpec;
-use crate::config::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
-use crate::sim::time::{Duration, Time};
-
-/// One request of a trace, in common units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TraceRecord {
-    /// Timestamp in the trace's own clock [ns].
-    pub time_ns: u64,
-    /// Device, disk or ASU number, for filtering.
-    pub device: u32,
-    pub is_read: bool,
-    /// Start address [bytes].
-    pub offset: u64,
-    /// Length [bytes].
-    pub length: u64,
-}
+use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
+use crate::base::time::{Duration, Time};
+use crate::host::command::CommandSpec;
+pub use record::TraceRecord;
 
 /// The line parser of one format.
 #[derive(Debug)]
@@ -303,7 +291,7 @@ mod tests {
     /// Every reader on arbitrary bytes and arbitrary lines: errors, never a panic.
     #[test]
     fn readers_never_panic_on_garbage() {
-        let mut rng = crate::sim::rng::Rng::stream(9, "fuzz");
+        let mut rng = crate::base::rng::Rng::stream(9, "fuzz");
         let alphabet = b"0123456789,.+- \tRWrwQCDabc:#[]\x00\xff\n";
         for format in [
             TraceFormat::Msr,

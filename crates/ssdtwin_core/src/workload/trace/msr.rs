@@ -6,7 +6,7 @@
 //! starting with `Timestamp` is a header and skipped.
 
 use super::fields::integer;
-use super::TraceRecord;
+use super::record::TraceRecord;
 
 /// One Windows filetime tick [ns].
 const TICK_NS: u64 = 100;

@@ -6,7 +6,7 @@
 //! for `devices` filtering. Extra fields after the timestamp are ignored.
 
 use super::fields::{decimal_scaled, integer};
-use super::TraceRecord;
+use super::record::TraceRecord;
 
 /// One logical block of the SPC format [bytes].
 const BLOCK_BYTES: u64 = 512;

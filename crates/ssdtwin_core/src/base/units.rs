@@ -11,7 +11,7 @@ use std::fmt;
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::sim::time::Duration;
+use super::time::Duration;
 
 /// Splits `"12.5us"` into `(12.5, "us")`.
 fn split_number(text: &str) -> Option<(f64, &str)> {

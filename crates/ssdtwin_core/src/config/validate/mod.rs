@@ -1,0 +1,21 @@
+//! Range checks on a deserialized scenario: each failure names the key, the value and what is
+//! allowed. One file per group of tables; checks run in the order of the scenario file (host,
+//! controller, flash, ftl, workload, power) and the first failure is reported.
+
+mod checks;
+mod drive;
+mod power;
+#[cfg(test)]
+mod tests;
+mod workload;
+
+use crate::base::error::ConfigError;
+use crate::sim::scenario::Scenario;
+
+pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
+    drive::host_and_controller(&scenario.host, &scenario.controller)?;
+    drive::flash(&scenario.flash)?;
+    drive::ftl(&scenario.ftl, &scenario.flash)?;
+    workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
+    power::power(&scenario.power, &scenario.flash)
+}

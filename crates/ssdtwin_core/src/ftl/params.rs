@@ -1,0 +1,168 @@
+//! Parameters of the flash translation layer (`[ftl]`): mapping scheme and unit, over-provisioning,
+//! GC thresholds and victim policy (DESIGN section 4; Cho et al. for block mapping and BAST), and
+//! the preconditioning the FTL performs before a run.
+//!
+//! Declared once, with unit, default and documentation; unknown keys are rejected. Range checks
+//! live in `config/validate` and [`check_mapping`].
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::ConfigError;
+use crate::base::units::ByteSize;
+use crate::flash::params::FlashConfig;
+
+/// Logical-to-physical mapping scheme.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingKind {
+    /// Page mapping at `mapping_unit` granularity.
+    Page,
+    /// Block mapping: a logical block lives in one physical block at fixed page offsets; writing
+    /// an offset already written copies the block's other valid pages to a new block and erases
+    /// the old one (Cho et al., section III-C). Needs `mapping_unit = page_size`.
+    Block,
+    /// BAST (Kim et al., IEEE TCE 48(2), 2002): block mapping plus `log_blocks` page-mapped log
+    /// blocks, each tied to one logical block; switch, partial and full merges (Cho et al.,
+    /// section III-C). Needs `mapping_unit = page_size`.
+    Bast,
+}
+
+impl MappingKind {
+    /// The name as written in a scenario file.
+    pub fn name(self) -> &'static str {
+        match self {
+            MappingKind::Page => "page",
+            MappingKind::Block => "block",
+            MappingKind::Bast => "bast",
+        }
+    }
+}
+
+/// Garbage-collection victim selection.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPolicyKind {
+    /// The block with the fewest valid units.
+    Greedy,
+    /// The best (1 − u)·age / 2u among the lowest-utilisation candidates (Kawaguchi et al.).
+    CostBenefit,
+    /// A random closed block with at least one invalid unit.
+    Random,
+    /// The block closed longest ago.
+    Fifo,
+}
+
+/// The flash translation layer.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FtlConfig {
+    /// Mapping scheme: `page`.
+    pub mapping: MappingKind,
+    /// Mapping granularity; host commands are split into transactions of this size [size].
+    pub mapping_unit: ByteSize,
+    /// Raw capacity hidden from the host as spare [fraction of raw capacity].
+    pub over_provisioning: f64,
+    /// GC starts on a plane when its free blocks fall below this fraction of its blocks [fraction].
+    pub gc_threshold: f64,
+    /// Urgent GC: when a plane's free blocks fall below this fraction of its blocks, its die serves
+    /// its queues in arrival order (host reads no longer overtake GC work under `read_first`) and
+    /// does not suspend GC programs and erases, as firmware raises GC priority when free space runs
+    /// out; 0 = off [fraction].
+    pub gc_urgent_threshold: f64,
+    /// Victim selection: greedy, cost_benefit, random or fifo.
+    pub gc_policy: GcPolicyKind,
+    /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
+    pub gc_candidates: u32,
+    /// BAST log-block pool over the whole drive, shared evenly by the planes (a logical block's
+    /// log block sits in its data block's plane); when a plane's share is in use, its oldest log
+    /// block is merged to make room. Default 64 [A]: Cho et al. do not give the pool size [blocks].
+    pub log_blocks: u32,
+}
+
+impl Default for FtlConfig {
+    fn default() -> Self {
+        FtlConfig {
+            mapping: MappingKind::Page,
+            mapping_unit: ByteSize(4096),
+            over_provisioning: 0.30,
+            gc_threshold: 0.10,
+            gc_urgent_threshold: 0.0,
+            gc_policy: GcPolicyKind::Greedy,
+            gc_candidates: 32,
+            log_blocks: 64,
+        }
+    }
+}
+
+/// How the drive is brought to a used state before the measured run (no simulated time passes).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Precondition {
+    /// Start from an empty drive.
+    None,
+    /// Write the workload's span once, sequentially.
+    Fill,
+    /// `fill`, then uniform random overwrites of the span with GC, so valid data is fragmented
+    /// as on a used drive.
+    Steady,
+}
+
+/// Checks that block mapping and BAST fit the drive (called from `config::validate`): one page
+/// per mapping unit, and enough spare blocks in every plane for the updates in flight and the
+/// plane's share of the log blocks, so a write always finds a free block eventually.
+pub fn check_mapping(ftl: &FtlConfig, flash: &FlashConfig) -> Result<(), ConfigError> {
+    if ftl.mapping == MappingKind::Page {
+        return Ok(());
+    }
+    if ftl.mapping_unit != flash.page_size {
+        return Err(ConfigError::new(
+            "ftl.mapping_unit",
+            format!(
+                "{} with ftl.mapping = {}; allowed: the page size ({}), since block mapping and BAST map whole pages",
+                ftl.mapping_unit,
+                ftl.mapping.name(),
+                flash.page_size
+            ),
+        ));
+    }
+    let planes = u64::from(flash.channels)
+        * u64::from(flash.chips_per_channel)
+        * u64::from(flash.dies_per_chip)
+        * u64::from(flash.planes_per_die);
+    let pages_per_block = u64::from(flash.pages_per_block);
+    let physical_pages = planes * u64::from(flash.blocks_per_plane) * pages_per_block;
+    let logical_pages = (physical_pages as f64 * (1.0 - ftl.over_provisioning)).floor() as u64;
+    let logical_blocks_per_plane = logical_pages.div_ceil(pages_per_block).div_ceil(planes);
+    let spare = u64::from(flash.blocks_per_plane).saturating_sub(logical_blocks_per_plane);
+    let needed = match ftl.mapping {
+        MappingKind::Bast => {
+            if u64::from(ftl.log_blocks) < planes {
+                return Err(ConfigError::new(
+                    "ftl.log_blocks",
+                    format!(
+                        "{} is out of range; allowed: at least one per plane ({planes}), since each plane has its own share",
+                        ftl.log_blocks
+                    ),
+                ));
+            }
+            u64::from(ftl.log_blocks).div_ceil(planes) + 2
+        }
+        _ => 1,
+    };
+    if spare < needed {
+        return Err(ConfigError::new(
+            "ftl.over_provisioning",
+            format!(
+                "{} leaves {spare} spare blocks per plane; allowed: enough for {needed} (one update in flight{})",
+                ftl.over_provisioning,
+                if ftl.mapping == MappingKind::Bast {
+                    ", a merge and the plane's share of ftl.log_blocks"
+                } else {
+                    ""
+                }
+            ),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,196 @@
+//! Preconditioning (DESIGN section 4): brings the drive to the used state `workload.precondition`
+//! asks for without simulated time, by the same FTL calls the timed run makes with every program
+//! completed at once: the span written once in order, then random overwrites with GC as needed.
+
+use super::mapping::NONE;
+use super::params::Precondition;
+use super::types::{PlacementCounts, SchemeCounts, Stream, WorkItem};
+use super::Ftl;
+use crate::base::rng::Rng;
+
+impl Ftl {
+    /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
+    /// would yield space.
+    fn collect_now(&mut self, plane: u32) -> bool {
+        let Some(victim) = self.take_victim(plane) else {
+            return false;
+        };
+        let first = self.geometry.unit_address(victim, 0, 0);
+        for physical in first..first + self.geometry.units_per_block() {
+            let logical = self.mapping.logical(physical);
+            if logical != NONE {
+                if let (_, Some((block, _))) = self.place_gc_copy(plane, logical) {
+                    self.page_programmed(block);
+                }
+            }
+        }
+        self.erase(victim);
+        true
+    }
+
+    /// Brings the drive to the used state `precondition` asks for, without simulated time:
+    /// `fill` writes the first `span_units` logical units once, in order; `steady` then overwrites
+    /// `overwrites × span_units` random units of the span with GC as needed. `progress` gets the
+    /// fraction done now and then.
+    pub fn precondition(
+        &mut self,
+        precondition: Precondition,
+        span_units: u32,
+        overwrites: f64,
+        pattern_rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<bool, String> {
+        if precondition == Precondition::None {
+            return Ok(true);
+        }
+        let random_writes = match precondition {
+            Precondition::Steady => (f64::from(span_units) * overwrites) as u64,
+            _ => 0,
+        };
+        if !self.is_page_mapped() {
+            return self.precondition_mapped(span_units, random_writes, pattern_rng, progress);
+        }
+        let total = u64::from(span_units) + random_writes;
+        let mut writer = FunctionalWriter::default();
+        for logical in 0..span_units {
+            writer.write(self, logical)?;
+            if logical % (1 << 20) == 0 && !progress(f64::from(logical) / total as f64) {
+                return Ok(false);
+            }
+        }
+        // Random overwrites are bound by memory latency: draw a batch of addresses, touch their
+        // mapping entries (independent loads the CPU overlaps), then write them in order.
+        const BATCH: usize = 32;
+        let mut batch = [0u32; BATCH];
+        let mut done = 0u64;
+        while done < random_writes {
+            let count = (random_writes - done).min(BATCH as u64) as usize;
+            let mut touched = 0u32;
+            for slot in &mut batch[..count] {
+                *slot = pattern_rng.below(u64::from(span_units)) as u32;
+                touched ^= self.mapping.physical(*slot);
+            }
+            for &logical in &batch[..count] {
+                let physical = self.mapping.physical(logical);
+                if physical != NONE {
+                    touched ^= self.mapping.logical(physical);
+                    touched ^= self.blocks.valid[self.geometry.block_of_unit(physical) as usize];
+                }
+            }
+            std::hint::black_box(touched);
+            for &logical in &batch[..count] {
+                writer.write(self, logical)?;
+            }
+            let before = done;
+            done += count as u64;
+            if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
+                return Ok(false);
+            }
+        }
+        writer.finish(self);
+        // Preconditioning is not part of the measured run.
+        self.counts = PlacementCounts::default();
+        Ok(true)
+    }
+}
+
+impl Ftl {
+    /// [`Self::precondition`] for block mapping and BAST: the span once in order, then
+    /// `random_writes` random overwrites, each with its copies and erases completed at once.
+    fn precondition_mapped(
+        &mut self,
+        span_units: u32,
+        random_writes: u64,
+        pattern_rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<bool, String> {
+        let total = u64::from(span_units) + random_writes;
+        for done in 0..total {
+            let logical = if done < u64::from(span_units) {
+                done as u32
+            } else {
+                pattern_rng.below(u64::from(span_units)) as u32
+            };
+            self.functional_write(logical)?;
+            if done % (1 << 16) == 0 && !progress(done as f64 / total as f64) {
+                return Ok(false);
+            }
+        }
+        self.counts = PlacementCounts::default();
+        self.ftl_counts = SchemeCounts::default();
+        Ok(true)
+    }
+
+    /// A block-mapping or BAST write with all its programs and erases done at once.
+    fn functional_write(&mut self, logical: u32) -> Result<(), String> {
+        let unit = self.mapped_write(logical).ok_or_else(|| {
+            "preconditioning found a plane without a free block; raise ftl.over_provisioning".to_string()
+        })?;
+        let geometry = self.geometry;
+        self.program_done(geometry.block_of_unit(unit), geometry.page_of_unit(unit));
+        for index in 0..self.work.len() {
+            match self.work[index] {
+                WorkItem::Copy { to, .. } => self.program_done(geometry.block_of_unit(to), geometry.page_of_unit(to)),
+                WorkItem::Erase { block } => self.erase(block),
+            }
+        }
+        while let Some(block) = self.ready_erases.pop() {
+            self.erase(block);
+        }
+        Ok(())
+    }
+}
+
+/// Host-stream writer for preconditioning: fills program targets in striping order and
+/// completes each program at once.
+#[derive(Debug, Default)]
+struct FunctionalWriter {
+    target: usize,
+    pages: Vec<(u32, u32)>,
+    filled: u32,
+}
+
+impl FunctionalWriter {
+    fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<(), String> {
+        let units_per_page = ftl.geometry.units_per_page;
+        if self.filled as usize == self.pages.len() * units_per_page as usize {
+            self.finish(ftl);
+            self.open(ftl)?;
+        }
+        let (block, page) = self.pages[(self.filled / units_per_page) as usize];
+        let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
+        ftl.place(logical, physical, Stream::User);
+        self.filled += 1;
+        Ok(())
+    }
+
+    /// Opens the next program target that has room, collecting garbage first where needed.
+    fn open(&mut self, ftl: &mut Ftl) -> Result<(), String> {
+        let targets = ftl.targets.len();
+        for _ in 0..targets {
+            let target = ftl.targets[self.target];
+            self.target = (self.target + 1) % targets;
+            let planes = target.first_plane..target.first_plane + target.plane_count;
+            for plane in planes.clone() {
+                while ftl.needs_gc(plane) && ftl.collect_now(plane) {}
+            }
+            if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
+                self.pages.clear();
+                self.pages
+                    .extend(planes.map(|plane| ftl.allocate_page(plane, Stream::User)));
+                self.filled = 0;
+                return Ok(());
+            }
+        }
+        Err("preconditioning found no plane with free space: GC cannot reclaim any block; raise ftl.over_provisioning or lower workload.span".to_string())
+    }
+
+    /// Completes the open program (unfilled slots stay empty).
+    fn finish(&mut self, ftl: &mut Ftl) {
+        for &(block, _) in &self.pages {
+            ftl.page_programmed(block);
+        }
+        self.pages.clear();
+        self.filled = 0;
+    }
+}

@@ -1,0 +1,250 @@
+//! The power model's accounting between hooks: draining the booked die changes in time order,
+//! the rail and meter updates they make, the time-series samples, and the closing of the accounts
+//! into the report's power and energy parts (MODELS.md section 1).
+
+use std::cmp::Reverse;
+
+use super::meter::watts;
+use super::report::{EnergyReport, PowerReport};
+use super::timeseries::TimeSeries;
+use super::PowerModel;
+use crate::base::time::Time;
+
+impl PowerModel {
+    /// Closes the accounts at `end` (changes booked after it are not counted) and returns the
+    /// average and peak powers, the energies and the time series.
+    pub fn finish(&mut self, end: Time) -> (PowerReport, EnergyReport, TimeSeries) {
+        if !self.enabled {
+            return (PowerReport::default(), EnergyReport::default(), TimeSeries::default());
+        }
+        self.advance(end);
+        self.note_total(end);
+        self.close_total();
+        let energies = self.energies_at(end);
+        self.sampler.close(end, energies);
+        let (nand_energy, nand_peak, nand_peak_window) = self.nand.finish(end);
+        let seconds = end.as_secs_f64();
+        let average = |energy: f64| if seconds > 0.0 { energy / seconds } else { 0.0 };
+        let [_, io_bus, controller, dram, other, total] = energies;
+        let power = PowerReport {
+            nand_avg: average(nand_energy),
+            nand_peak,
+            nand_peak_window,
+            io_bus_avg: average(io_bus),
+            controller_avg: average(controller),
+            dram_avg: average(dram),
+            other_avg: average(other),
+            total_avg: average(total),
+            total_peak: self.total_peak,
+        };
+        let energy = EnergyReport {
+            nand: nand_energy,
+            io_bus,
+            controller,
+            dram,
+            other,
+            total,
+        };
+        (power, energy, std::mem::take(&mut self.sampler.series))
+    }
+
+    // -------------------------------------------------------------- internals
+
+    /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
+    /// Inlined for the common case of nothing due: two comparisons.
+    #[inline]
+    pub(super) fn advance(&mut self, now: Time) {
+        let due = match self.pending.peek() {
+            Some(&Reverse(key)) => self.keys.entry(key).0 <= now,
+            None => false,
+        };
+        if due || now >= self.sampler.next_boundary {
+            self.advance_slow(now);
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn advance_slow(&mut self, now: Time) {
+        while let Some(&Reverse(key)) = self.pending.peek() {
+            let (time, die) = self.keys.entry(key);
+            if time > now {
+                break;
+            }
+            self.sample_until(time);
+            let state = &mut self.dies[die as usize];
+            if state.queued == time {
+                state.queued = Time::MAX;
+            }
+            // The die's next change replaces its entry in place (one sift instead of two).
+            match self.update(die, time) {
+                Some(next) => {
+                    if let Some(mut top) = self.pending.peek_mut() {
+                        *top = Reverse(self.keys.key(next, die));
+                    }
+                }
+                None => {
+                    self.pending.pop();
+                }
+            }
+        }
+        self.sample_until(now);
+    }
+
+    #[inline]
+    pub(super) fn sample_until(&mut self, time: Time) {
+        while time >= self.sampler.next_boundary {
+            let boundary = self.sampler.next_boundary;
+            let energies = self.energies_at(boundary);
+            self.sampler.close(boundary, energies);
+        }
+    }
+
+    /// Cumulative energies of the components at `time` (no change pending before it) [J].
+    pub(super) fn energies_at(&self, time: Time) -> [f64; 6] {
+        let seconds = time.as_secs_f64();
+        let nand = self.nand.energy_at(time);
+        let io_bus = self.io_bus.energy_at(time);
+        let controller = self.controller.energy_at(time) + self.commands as f64 * self.command_energy;
+        let dram = self.dram_background * seconds + self.dram_bytes as f64 * self.dram_energy_per_byte;
+        let other = self.other * seconds;
+        let total = (nand + io_bus + controller + dram + other) * self.inverse_efficiency;
+        [nand, io_bus, controller, dram, other, total]
+    }
+
+    /// Records the NAND and I/O bus power held since the last change, before a change at `now`.
+    #[inline]
+    pub(super) fn note_total(&mut self, now: Time) {
+        if now > self.total_since {
+            self.held_peak = self.held_peak.max(self.nand_sum + self.io_bus_sum);
+            self.total_since = now;
+        }
+    }
+
+    /// Folds the largest power held under the controller's current power into the input peak
+    /// (impulse energies excluded), before the controller's power changes and at the end.
+    pub(super) fn close_total(&mut self) {
+        if self.held_peak != i64::MIN {
+            let total = (watts(self.held_peak) + self.controller.power + self.dram_background + self.other)
+                * self.inverse_efficiency;
+            self.total_peak = self.total_peak.max(total);
+            self.held_peak = i64::MIN;
+        }
+    }
+
+    pub(super) fn enter_operation(&mut self, now: Time, die: u32) {
+        let state = &mut self.dies[die as usize];
+        if !state.in_op {
+            state.in_op = true;
+            let channel = state.channel as usize;
+            self.busy_dies[channel] += 1;
+            if self.busy_dies[channel] == 1 {
+                self.set_active_channels(now, self.active_channels + 1);
+            }
+        }
+    }
+
+    pub(super) fn set_active_channels(&mut self, now: Time, active: u32) {
+        self.note_total(now);
+        self.close_total();
+        self.active_channels = active;
+        let power = self.controller_idle + self.controller_channel * f64::from(active);
+        self.controller.set(now, power);
+    }
+
+    /// Brings `die` to `now`: passes the profile boundaries due, recomputes its power, updates the
+    /// rails and books its next change.
+    pub(super) fn refresh(&mut self, die: u32, now: Time) {
+        if let Some(next) = self.update(die, now) {
+            let key = self.keys.key(next, die);
+            self.pending.push(Reverse(key));
+        }
+    }
+
+    /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
+    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    pub(super) fn update(&mut self, die: u32, now: Time) -> Option<Time> {
+        let state = &mut self.dies[die as usize];
+        let mut next = Time::MAX;
+        // The profile: pass the segment boundaries due; its start or next boundary is booked.
+        let mut array = false;
+        if state.segment < state.profile.end {
+            if state.run_start > now {
+                next = state.run_start;
+            } else {
+                if state.segment_end <= now {
+                    self.pass_boundaries(die, now);
+                }
+                let state = &self.dies[die as usize];
+                if state.segment < state.profile.end {
+                    array = true;
+                    if state.segment + 1 < state.profile.end {
+                        next = state.segment_end;
+                    }
+                }
+            }
+        }
+        let state = &mut self.dies[die as usize];
+        // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
+        // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
+        // and a program's data load ends where its profile starts, which is booked.
+        let transferring = if state.transfer_start > now {
+            if state.transfer_start < next {
+                next = state.transfer_start;
+            }
+            false
+        } else {
+            now < state.transfer_end
+        };
+        let core = if array {
+            self.segment_powers[state.segment as usize]
+        } else if transferring || (state.in_op && !state.suspended) {
+            self.bus_idle
+        } else if state.suspended {
+            self.suspended
+        } else {
+            self.standby
+        };
+        let (power, io_bus) = if transferring {
+            (core + state.transfer_power, self.io_bus_power)
+        } else {
+            (core, 0)
+        };
+        let booking = if next < state.queued {
+            state.queued = next;
+            Some(next)
+        } else {
+            None
+        };
+
+        let old_power = state.power;
+        let old_io_bus = state.io_bus;
+        if power != old_power || io_bus != old_io_bus {
+            state.power = power;
+            state.io_bus = io_bus;
+            self.note_total(now);
+            if power != old_power {
+                self.nand_sum += power - old_power;
+                self.nand.set(now, watts(self.nand_sum));
+            }
+            if io_bus != old_io_bus {
+                self.io_bus_sum += io_bus - old_io_bus;
+                self.io_bus.set(now, watts(self.io_bus_sum));
+            }
+        }
+        booking
+    }
+
+    /// Moves the running profile of `die` past its segment boundaries at or before `now`.
+    #[inline(never)]
+    pub(super) fn pass_boundaries(&mut self, die: u32, now: Time) {
+        let profiles = &self.profiles;
+        let state = &mut self.dies[die as usize];
+        while state.segment < state.profile.end && state.segment_end <= now {
+            state.segment += 1;
+            if state.segment < state.profile.end {
+                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+                state.segment_end = state.run_start + offset;
+            }
+        }
+    }
+}

@@ -1,0 +1,47 @@
+//! The scenario: a drive (host interface, controller, flash, FTL) plus a workload and the power
+//! model, composed from the parameters each layer declares in its own `params.rs`.
+//!
+//! The scenario parser (`config`) builds one from TOML, presets and overrides; the engine
+//! assembles the components from its parts. The JSON schema of the scenario file is this struct's.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::controller::params::ControllerConfig;
+use crate::flash::params::FlashConfig;
+use crate::ftl::params::FtlConfig;
+use crate::host::params::HostConfig;
+use crate::power::params::PowerConfig;
+use crate::workload::params::WorkloadConfig;
+
+/// A complete, resolved scenario.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// Seed of the simulation's random number generator. Same seed and config, same report.
+    pub seed: u64,
+    /// Drive preset (a name from `ssdtwin presets`, or a path to a TOML file); the tables of the
+    /// scenario override the preset key by key.
+    pub drive: String,
+    pub host: HostConfig,
+    pub controller: ControllerConfig,
+    pub flash: FlashConfig,
+    pub ftl: FtlConfig,
+    pub workload: WorkloadConfig,
+    pub power: PowerConfig,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Scenario {
+            seed: 1,
+            drive: "enterprise_tlc".to_string(),
+            host: HostConfig::default(),
+            controller: ControllerConfig::default(),
+            flash: FlashConfig::default(),
+            ftl: FtlConfig::default(),
+            workload: WorkloadConfig::default(),
+            power: PowerConfig::default(),
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! A parsed fio job file: its jobs with their options resolved (fio HOWTO, "Job file parameters").
+
+use crate::base::time::Duration;
+
+/// Most jobs of one job file, `numjobs` included.
+pub const MAX_JOBS: usize = 256;
+
+/// Where random offsets fall in a job's region.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FioDistribution {
+    Uniform,
+    /// Zipf with exponent θ.
+    Zipf(f64),
+    /// Pareto with fio's parameter h: a fraction h of accesses go to a fraction 1 − h of the region.
+    Pareto(f64),
+    /// Zones as (fraction of accesses, fraction of the region), in region order.
+    Zoned(Vec<(f64, f64)>),
+}
+
+/// One job, all sizes in bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioJob {
+    pub name: String,
+    pub read_fraction: f64,
+    pub random: bool,
+    /// Block sizes of reads and of writes as (bytes, cumulative probability).
+    pub read_sizes: Vec<(u64, f64)>,
+    pub write_sizes: Vec<(u64, f64)>,
+    pub block_align: Option<u64>,
+    pub iodepth: u32,
+    pub offset: u64,
+    pub size: u64,
+    pub io_size: Option<u64>,
+    pub number_ios: Option<u64>,
+    pub runtime: Option<Duration>,
+    pub time_based: bool,
+    pub distribution: FioDistribution,
+}
+
+/// A parsed job file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FioFile {
+    pub jobs: Vec<FioJob>,
+    /// Unsupported options that were ignored (`ignore_unsupported = true`).
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,220 @@
+//! Unit tests of the fio job-file parser and command streams.
+
+use super::parse::parse;
+use super::stream::*;
+use super::values::*;
+use crate::base::rng::Rng;
+use crate::base::time::Time;
+
+const GIB: u64 = 1 << 30;
+
+#[test]
+fn sizes_follow_kb_base() {
+    assert_eq!(parse_size("4k", 1024), Some(4096));
+    assert_eq!(parse_size("4K", 1024), Some(4096));
+    assert_eq!(parse_size("4kb", 1024), Some(4096));
+    assert_eq!(
+        parse_size("4KiB", 1024),
+        Some(4000),
+        "IEC means 10^3 in compatibility mode"
+    );
+    assert_eq!(parse_size("4k", 1000), Some(4000));
+    assert_eq!(parse_size("4KiB", 1000), Some(4096));
+    assert_eq!(parse_size("1m", 1024), Some(1 << 20));
+    assert_eq!(parse_size("1.5k", 1024), Some(1536));
+    assert_eq!(parse_size("0x200", 1024), Some(512));
+    assert_eq!(parse_size("4q", 1024), None);
+    assert_eq!(parse_size("", 1024), None);
+}
+
+#[test]
+fn bssplit_shares_the_rest_among_unweighted_entries() {
+    let sizes = parse_bssplit("4k/50:8k:16k", 1024).unwrap();
+    assert_eq!(sizes.iter().map(|(s, _)| *s).collect::<Vec<_>>(), [4096, 8192, 16384]);
+    assert!((sizes[0].1 - 0.5).abs() < 1e-12 && (sizes[1].1 - 0.75).abs() < 1e-12);
+    assert!(parse_bssplit("4k/80:8k/30", 1024).is_none());
+}
+
+#[test]
+fn global_options_are_inherited_and_overridden() {
+    let text = "; comment\n[global]\nbs=8k\niodepth=4\nrw=randrw\nrwmixread=70\nsize=1g\n\n\
+                [a]\n[b]\nrwmixwrite=10\niodepth=16\nbs=4k,16k\nnumjobs=2\n";
+    let file = parse(text, "x.fio", 4 * GIB, false).unwrap();
+    assert_eq!(file.jobs.len(), 3);
+    let a = &file.jobs[0];
+    assert_eq!((a.iodepth, a.read_sizes[0].0, a.size), (4, 8192, GIB));
+    assert!((a.read_fraction - 0.7).abs() < 1e-12 && a.random);
+    let b = &file.jobs[1];
+    assert_eq!((b.iodepth, b.read_sizes[0].0, b.write_sizes[0].0), (16, 4096, 16384));
+    assert!((b.read_fraction - 0.9).abs() < 1e-12);
+    assert_eq!(file.jobs[2], *b);
+}
+
+#[test]
+fn unsupported_options_are_listed_or_warned() {
+    let text = "[j]\nrw=read\nverify=crc32\nrate=10m\nioengine=libaio\n";
+    let error = parse(text, "x.fio", GIB, false).unwrap_err();
+    assert!(
+        error.contains("`verify` (line 3)") && error.contains("`rate` (line 4)"),
+        "{error}"
+    );
+    let listed = error.split("; the supported").next().unwrap();
+    assert!(!listed.contains("ioengine"), "{error}");
+    let file = parse(text, "x.fio", GIB, true).unwrap();
+    assert_eq!(file.warnings.len(), 1);
+    assert!(file.warnings[0].contains("verify"));
+}
+
+#[test]
+fn bad_values_name_file_line_and_option() {
+    for (text, needle) in [
+        ("[j]\nrw=trim\n", "x.fio:2: `rw=trim`"),
+        ("[j]\nbs=4q\n", "x.fio:2: `bs=4q`"),
+        ("[j]\nrandom_distribution=zoned:50/5:30/15\n", "random_distribution"),
+        ("[j]\ntime_based\n", "no runtime"),
+        ("[j]\nsize=2g\n", "does not fit"),
+        ("rw=read\n", "outside a section"),
+        ("[global]\nrw=read\n", "no job section"),
+        ("[j]\niodepth=0\n", "iodepth=0"),
+    ] {
+        let error = parse(text, "x.fio", GIB, false).unwrap_err();
+        assert!(error.contains(needle), "{text:?}: {error}");
+    }
+}
+
+fn stream(text: &str, capacity: u64) -> FioWorkload {
+    FioWorkload::new(parse(text, "t.fio", capacity, false).unwrap(), 4096, 1)
+}
+
+#[test]
+fn size_bound_sequential_job_covers_its_region_once() {
+    let mut workload = stream("[j]\nrw=write\nbs=16k\noffset=1m\nsize=1m\n", GIB);
+    let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
+    assert_eq!(ios.len(), 64);
+    assert!(ios
+        .iter()
+        .enumerate()
+        .all(|(i, io)| io.offset == (1 << 20) + i as u64 * 16384 && !io.is_read));
+}
+
+#[test]
+fn number_ios_and_runtime_stop_a_job() {
+    let mut workload = stream("[j]\nrw=randread\nnumber_ios=10\n", GIB);
+    assert_eq!(std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).count(), 10);
+    let mut workload = stream("[j]\nrw=randread\nruntime=2ms\ntime_based\n", GIB);
+    assert!(workload.next_io(0, Time::from_nanos(1_999_999)).is_some());
+    assert!(workload.next_io(0, Time::from_nanos(2_000_000)).is_none());
+}
+
+#[test]
+fn pareto_sends_h_of_accesses_to_one_minus_h_of_the_region() {
+    let mut workload = stream(
+        "[j]\nrw=randread\nrandom_distribution=pareto:0.9\nnumber_ios=100000\n",
+        GIB,
+    );
+    let hot = std::iter::from_fn(|| workload.next_io(0, Time::ZERO))
+        .filter(|io| io.offset < GIB / 10)
+        .count() as f64
+        / 100_000.0;
+    assert!((hot - 0.9).abs() < 0.01, "{hot}");
+}
+
+#[test]
+fn zipf_favours_the_first_blocks() {
+    let mut workload = stream(
+        "[j]\nrw=randread\nrandom_distribution=zipf:1.2\nnumber_ios=50000\n",
+        GIB,
+    );
+    let first_block = std::iter::from_fn(|| workload.next_io(0, Time::ZERO))
+        .filter(|io| io.offset == 0)
+        .count() as f64
+        / 50_000.0;
+    // P(rank 1) = 1 / H(N, 1.2) with N = 2^18 blocks: about 0.19.
+    let normaliser: f64 = (1..=(GIB / 4096)).map(|k| (k as f64).powf(-1.2)).sum();
+    assert!((first_block - 1.0 / normaliser).abs() < 0.01, "{first_block}");
+}
+
+/// Random job files and mutated valid ones: errors or jobs, never a panic, and every job
+/// that parses generates I/Os inside its region.
+#[test]
+fn parser_and_generator_never_panic_on_garbage() {
+    let mut rng = Rng::stream(5, "fuzz");
+    let keys = [
+        "rw",
+        "bs",
+        "bssplit",
+        "blockalign",
+        "iodepth",
+        "size",
+        "offset",
+        "io_size",
+        "number_ios",
+        "runtime",
+        "time_based",
+        "random_distribution",
+        "rwmixread",
+        "numjobs",
+        "kb_base",
+        "name",
+        "bogus",
+    ];
+    let values = [
+        "randrw",
+        "read",
+        "4k",
+        "0",
+        "1.5k/30:4k",
+        "zipf:1.2",
+        "pareto:0.5",
+        "zoned:50/5:50/95",
+        "zoned:",
+        "99999999999999999999",
+        "50%",
+        "0x10",
+        "4k,",
+        ",8k",
+        "1ms",
+        "-1",
+        "",
+        "4k/101",
+        "pareto:1",
+    ];
+    let mut parsed = 0;
+    for _ in 0..3_000 {
+        let mut text = String::from("[global]\nnumber_ios=20\n[j]\n");
+        for _ in 0..rng.below(6) {
+            let key = keys[rng.below(keys.len() as u64) as usize];
+            let value = values[rng.below(values.len() as u64) as usize];
+            match rng.below(4) {
+                0 => text.push_str(&format!("{key}\n")),
+                1 => text.push_str(&format!("[{value}]\n")),
+                _ => text.push_str(&format!("{key}={value}\n")),
+            }
+        }
+        if let Ok(file) = parse(&text, "f.fio", GIB, rng.below(2) == 0) {
+            parsed += 1;
+            let jobs = file.jobs.clone();
+            let mut workload = FioWorkload::new(file, 4096, 1);
+            for (index, job) in jobs.iter().enumerate() {
+                for _ in 0..50 {
+                    let Some(io) = workload.next_io(index, Time::ZERO) else {
+                        break;
+                    };
+                    assert!(
+                        io.offset >= job.offset && io.offset + io.length <= job.offset + job.size,
+                        "{text}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(parsed > 100, "the fuzz reaches the generator: {parsed}");
+    // Arbitrary bytes.
+    let alphabet = b"[]=;#,:/%.0123456789kKmMgGiIbB \t\nrwandomzipfpareto\x00\xff";
+    for _ in 0..3_000 {
+        let bytes: Vec<u8> = (0..rng.below(120))
+            .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
+            .collect();
+        let _ = parse(&String::from_utf8_lossy(&bytes), "f.fio", GIB, true);
+    }
+}

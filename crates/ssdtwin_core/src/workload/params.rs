@@ -1,0 +1,281 @@
+//! Parameters of the workload (`[workload]`, `[workload.trace]`, `[workload.fio]`,
+//! `[workload.iiot]`): the fio-like synthetic generator, block-trace replay, fio job files and the
+//! industrial-IoT generator (TPCx-IoT in the spirit of the self-heating paper).
+//!
+//! Declared once, with unit, default and documentation; unknown keys are rejected. Range checks
+//! live in `config/validate`.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::base::time::Duration;
+use crate::base::units::ByteSize;
+use crate::ftl::params::Precondition;
+
+/// Source of host commands.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadKind {
+    /// fio-like synthetic generator (the keys of `[workload]`).
+    Synthetic,
+    /// Replay of a block trace file (`[workload.trace]`).
+    Trace,
+    /// An fio job file (`[workload.fio]`): one closed-loop stream per job.
+    Fio,
+    /// Industrial-IoT ingest and analytics generator (`[workload.iiot]`).
+    Iiot,
+}
+
+/// Address order of the synthetic generator.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Pattern {
+    Random,
+    Sequential,
+}
+
+/// Popularity of addresses for random patterns.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Distribution {
+    /// Every aligned offset in the span equally likely.
+    Uniform,
+    /// Zipf over the span's aligned offsets with exponent `zipf_theta` (rank 1 = first offset).
+    Zipf,
+    /// JEDEC JESD219 enterprise skew: 50% of accesses to the first 5% of the span, 30% to the next
+    /// 15%, 20% to the remaining 80%.
+    Jesd219,
+}
+
+/// The workload.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadConfig {
+    /// Workload kind: `synthetic`, `trace`, `fio` or `iiot`. The keys below up to `duration`
+    /// belong to `synthetic` (`io_count` and `duration` also bound `iiot`); `trace` and `fio` end
+    /// where their file says.
+    pub kind: WorkloadKind,
+    /// Fraction of commands that are reads [fraction].
+    pub read_fraction: f64,
+    /// Command size when `bssplit` is empty [size].
+    pub block_size: ByteSize,
+    /// Command-size mix as `[size, weight]` pairs, e.g. `[["4KiB", 0.67], ["8KiB", 0.33]]`; the
+    /// weights are normalised. Overrides `block_size` when not empty.
+    pub bssplit: Vec<(ByteSize, f64)>,
+    /// Address pattern: random or sequential.
+    pub pattern: Pattern,
+    /// With `pattern = "random"`: fraction of commands that start where the previous command
+    /// ended (wrapping to offset 0 at the end of the span), as a trace's sequential requests do;
+    /// the rest go to random offsets. 0 is pure random I/O [fraction]. Default 0.
+    pub sequential_fraction: f64,
+    /// Popularity for random patterns: uniform, zipf or jesd219.
+    pub distribution: Distribution,
+    /// Zipf exponent for `distribution = "zipf"` (larger is more skewed).
+    pub zipf_theta: f64,
+    /// Fraction of the logical space addressed, from offset 0 [fraction].
+    pub span: f64,
+    /// Commands to run; 0 means run for `duration`.
+    pub io_count: u64,
+    /// Simulated run time when `io_count` is 0 [duration].
+    pub duration: Duration,
+    /// Drive state before the run: none, fill or steady.
+    pub precondition: Precondition,
+    /// Random overwrites done by `steady` preconditioning [multiples of the span].
+    pub steady_overwrites: f64,
+    /// Block-trace replay, used when `kind = "trace"`.
+    pub trace: TraceConfig,
+    /// fio job file, used when `kind = "fio"`.
+    pub fio: FioConfig,
+    /// Industrial-IoT generator, used when `kind = "iiot"`.
+    pub iiot: IiotConfig,
+}
+
+impl Default for WorkloadConfig {
+    fn default() -> Self {
+        WorkloadConfig {
+            kind: WorkloadKind::Synthetic,
+            read_fraction: 0.7,
+            block_size: ByteSize(4096),
+            bssplit: Vec::new(),
+            pattern: Pattern::Random,
+            sequential_fraction: 0.0,
+            distribution: Distribution::Uniform,
+            zipf_theta: 1.2,
+            span: 1.0,
+            io_count: 200_000,
+            duration: Duration::ZERO,
+            precondition: Precondition::Fill,
+            steady_overwrites: 1.0,
+            trace: TraceConfig::default(),
+            fio: FioConfig::default(),
+            iiot: IiotConfig::default(),
+        }
+    }
+}
+
+/// Block-trace file formats (one reader each in `workload/trace/`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TraceFormat {
+    /// MSR Cambridge CSV: `Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime`; time in
+    /// 100 ns Windows ticks, offset and size in bytes.
+    Msr,
+    /// SPC / UMass (Financial, WebSearch): `ASU,LBA,Size,Opcode,Timestamp`; LBA in 512 B blocks,
+    /// size in bytes, timestamp in seconds.
+    Spc,
+    /// Default `blkparse` text output; sectors of 512 B, time in seconds.
+    Blkparse,
+    /// DiskSim / MQSim ASCII: `time device lba size_in_sectors type`; sectors of 512 B, time in
+    /// `time_unit`.
+    Disksim,
+    /// fio iolog version 2 (`wait` actions in µs) or 3 (timestamps in µs since the start); offsets
+    /// and lengths in bytes.
+    FioIolog,
+}
+
+/// How trace timestamps drive submission.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Replay {
+    /// Open loop: each request arrives at its (scaled) timestamp; at most `host.queue_depth` in
+    /// flight, later arrivals wait in the host.
+    Timed,
+    /// Closed loop at `host.queue_depth`, ignoring timestamps.
+    AsFastAsPossible,
+}
+
+/// What to do with a request that reaches beyond the simulated logical capacity.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum AddressMap {
+    /// Address modulo the capacity (a request that would cross the end starts at 0).
+    Wrap,
+    /// Scale addresses by capacity / `trace.device_size` (keeps locality shape).
+    Scale,
+    /// Stop with an error naming the line.
+    Error,
+}
+
+/// Which operations of a trace to replay.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum OperationFilter {
+    All,
+    Read,
+    Write,
+}
+
+/// Which `blkparse` events are requests.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BlkparseEvent {
+    /// `Q`: the request was queued (what the application asked, when).
+    Queue,
+    /// `C`: the request completed.
+    Complete,
+}
+
+/// `[workload.trace]`: replay of a block trace.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    /// File format: msr, spc, blkparse, disksim or fio_iolog.
+    pub format: TraceFormat,
+    /// Trace file; a relative path is relative to the scenario file's folder.
+    pub path: String,
+    /// `timed` (open loop at the trace's timestamps) or `as_fast_as_possible` (closed loop).
+    pub replay: Replay,
+    /// Multiplies trace time gaps: 0.5 replays twice as fast [factor].
+    pub time_scale: f64,
+    /// Addresses beyond the simulated capacity: wrap, scale or error.
+    pub address_map: AddressMap,
+    /// Size of the traced device, for `address_map = "scale"`; `"0B"` takes the largest end
+    /// address seen in the first pass over the file [size].
+    pub device_size: ByteSize,
+    /// Keep only these devices (MSR disk number, SPC ASU, DiskSim device, blkparse `major,minor`
+    /// as major*256+minor, fio file index); empty keeps all.
+    pub devices: Vec<u32>,
+    /// Keep `all`, `read` or `write` requests.
+    pub operations: OperationFilter,
+    /// Replay at most this many requests (after filtering); 0 means all [requests].
+    pub limit: u64,
+    /// Skip malformed lines (counted in the report's `workload.skipped_lines`) instead of failing.
+    pub lenient: bool,
+    /// DiskSim time unit: one time value of the file is this long [duration].
+    pub time_unit: Duration,
+    /// blkparse event taken as a request: `queue` (Q) or `complete` (C).
+    pub blkparse_event: BlkparseEvent,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        TraceConfig {
+            format: TraceFormat::Disksim,
+            path: String::new(),
+            replay: Replay::Timed,
+            time_scale: 1.0,
+            address_map: AddressMap::Wrap,
+            device_size: ByteSize(0),
+            devices: Vec::new(),
+            operations: OperationFilter::All,
+            limit: 0,
+            lenient: false,
+            time_unit: Duration::from_nanos(1),
+            blkparse_event: BlkparseEvent::Queue,
+        }
+    }
+}
+
+/// `[workload.fio]`: an fio job file. Every job runs from time 0 with its own `iodepth` (these
+/// replace `host.queue_depth`) and ends as its options say; the subset is listed in `workload/fio.rs`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FioConfig {
+    /// Job file; a relative path is relative to the scenario file's folder.
+    pub job: String,
+    /// Options outside the supported subset are warnings in the report instead of errors.
+    pub ignore_unsupported: bool,
+}
+
+/// `[workload.iiot]`: sensor records ingested in batches plus analytic range reads, in the spirit
+/// of TPCx-IoT as the self-heating paper (Zambelli et al. 2020, section 3) uses it: 1 KiB records,
+/// small frequent writes, queries over recent data in the background.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct IiotConfig {
+    /// Sensors producing records (TPCx-IoT: 200 sensors per power substation) [sensors].
+    pub sensors: u32,
+    /// Records per second of each sensor, arriving as a Poisson process [records/s].
+    pub record_rate: f64,
+    /// Size of one record (the paper, section 3: "1 Kbytes per record") [size].
+    pub record_size: ByteSize,
+    /// Ingest writers; sensor `s` is ingested by writer `s mod writers`, each writer appends to its
+    /// own equal share of the span (sequential-ish writes) [writers].
+    pub writers: u32,
+    /// A writer writes its batch when it holds this many records [records].
+    pub batch_records: u32,
+    /// ... or when its oldest buffered record is this old [duration].
+    pub commit_interval: Duration,
+    /// Analytic queries per second, arriving as a Poisson process [queries/s].
+    pub query_rate: f64,
+    /// Bytes read by one query, one command, from recently written data [size].
+    pub query_size: ByteSize,
+    /// Queries read data written within this much time before them [duration].
+    pub query_window: Duration,
+}
+
+impl Default for IiotConfig {
+    fn default() -> Self {
+        IiotConfig {
+            sensors: 200,
+            record_rate: 50.0,
+            record_size: ByteSize(1024),
+            writers: 4,
+            batch_records: 8,
+            commit_interval: Duration::from_millis(10),
+            query_rate: 200.0,
+            query_size: ByteSize(64 * 1024),
+            query_window: Duration::from_secs(5),
+        }
+    }
+}
