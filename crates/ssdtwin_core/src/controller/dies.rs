@@ -271,6 +271,8 @@ impl Controller {
                 };
                 let transfer = self.timing.read_transfer(units);
                 let done = channel.occupy(now, chip, transfer);
+                // `DieDone` at `done` hands the channel on (`on_die_done`).
+                channel.owner_hands_on();
                 cx.changes.die(StateChange::Transfer {
                     die,
                     end: done,
@@ -301,6 +303,16 @@ impl Controller {
         state.busy += cx.now.since(state.busy_since);
         cx.changes.die(StateChange::DieOpEnd { die });
         let kind = self.ops.remove(op).kind;
+        let data_out = matches!(
+            kind,
+            OpKind::HostRead { .. }
+                | OpKind::GcRead { .. }
+                | OpKind::CopyRead { .. }
+                | OpKind::Probe {
+                    action: ProbeAction::Read { .. },
+                    ..
+                }
+        );
         match kind {
             OpKind::HostRead { .. } => {
                 let served = std::mem::take(&mut self.dies[die as usize].batch);
@@ -331,6 +343,14 @@ impl Controller {
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
         self.try_start(die, cx);
+        // A read's data out just ended: its die hands the channel on to the next waiting die.
+        let channel = self.geometry.channel_of_die(die);
+        if data_out
+            && self.channels[channel as usize].free_at == cx.now
+            && self.channels[channel as usize].take_hand_on()
+        {
+            self.on_channel_free(channel, cx);
+        }
         if let Some((pending_die, pending_op)) = self.pending_program {
             let state = &mut self.dies[pending_die as usize];
             if state.host_slots < self.die_queue_depth {

@@ -45,6 +45,9 @@ pub struct Channel {
     last_chip: Option<u32>,
     /// A channel-free event is scheduled at `free_at`.
     wake_pending: bool,
+    /// The current grant ends with an event of its owner at `free_at` (a read's data out ends
+    /// with the die's `DieDone`), which hands the channel on: no channel-free event is needed.
+    owner_hands_on: bool,
     commands: VecDeque<u32>,
     data: VecDeque<u32>,
 }
@@ -68,7 +71,7 @@ impl Channel {
             Need::Command => self.commands.push_back(die),
             Need::Data => self.data.push_back(die),
         }
-        if self.wake_pending {
+        if self.wake_pending || self.owner_hands_on {
             Grant::Wait { wake: None }
         } else {
             self.wake_pending = true;
@@ -96,9 +99,26 @@ impl Channel {
             self.switches += 1;
         }
         self.last_chip = Some(chip);
+        self.owner_hands_on = false;
         self.free_at = start + length;
         self.busy += length;
         self.free_at
+    }
+
+    /// The grant just made ends with an event of its owner, which then calls
+    /// [`Self::take_hand_on`]: the channel schedules no wake-up of its own for it.
+    #[inline]
+    pub fn owner_hands_on(&mut self) {
+        self.owner_hands_on = true;
+    }
+
+    /// At the owner's event that ends the grant: whether dies wait for the channel (the owner then
+    /// grants the next one as at a channel-free event).
+    #[inline]
+    pub fn take_hand_on(&mut self) -> bool {
+        let hand_on = self.owner_hands_on;
+        self.owner_hands_on = false;
+        hand_on && !(self.commands.is_empty() && self.data.is_empty())
     }
 
     /// At the channel-free event: the next waiting die (command cycles first).
@@ -111,7 +131,7 @@ impl Channel {
     /// After a grant made at the channel-free event: when to wake again, if dies still wait.
     #[inline]
     pub fn rearm(&mut self) -> Option<Time> {
-        if self.commands.is_empty() && self.data.is_empty() {
+        if self.owner_hands_on || (self.commands.is_empty() && self.data.is_empty()) {
             return None;
         }
         self.wake_pending = true;
@@ -145,6 +165,21 @@ mod tests {
         assert_eq!(channel.occupy(at(200), 0, Duration::from_nanos(10)), at(210));
         assert_eq!(channel.rearm(), None);
         assert_eq!(channel.busy, Duration::from_nanos(110));
+    }
+
+    #[test]
+    fn an_owner_that_hands_on_saves_the_wake_up() {
+        let mut channel = Channel::default();
+        channel.occupy(at(0), 0, Duration::from_nanos(100));
+        channel.owner_hands_on();
+        assert_eq!(channel.request(at(10), 1, Need::Command), Grant::Wait { wake: None });
+        assert!(channel.take_hand_on(), "a die waits: the owner hands the channel on");
+        assert_eq!(channel.next_waiter(), Some(1));
+        channel.occupy(at(100), 0, Duration::from_nanos(10));
+        assert!(
+            !channel.take_hand_on(),
+            "a plain grant is handed on by a channel-free event"
+        );
     }
 
     #[test]
