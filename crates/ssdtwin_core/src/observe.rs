@@ -4,9 +4,10 @@
 //! observer may account for happens: a die takes, suspends, resumes or ends an operation, a
 //! channel transfer is granted, a command reaches the controller, bytes move through DRAM, a host
 //! command completes. Observers (power, metrics; thermal and reliability statistics next) read the
-//! stream in `sim::engine` after each event, in the order the changes were pushed; they never
-//! reach into a component and no component imports one. Die-level changes are pushed only when
-//! an observer asked for them ([`Changes::die_level`]), so a run with power off pays one branch.
+//! stream through the [`Observer`] trait, at the instant and in the order the changes happen;
+//! they never reach into a component and no component imports one. Die-level changes are built
+//! only when an observer asked for them ([`Observer::die_level`]), so a run with power off pays
+//! one branch.
 
 use crate::base::event::EventQueue;
 use crate::base::time::{Duration, Time};
@@ -69,35 +70,37 @@ pub enum StateChange {
     },
 }
 
-/// The changes pushed during one event, in order.
-#[derive(Debug, Default)]
-pub struct Changes {
-    /// Some observer wants die-level changes (die operations, transfers, DRAM, commands).
-    pub die_level: bool,
-    pub items: Vec<StateChange>,
-}
-
-impl Changes {
-    /// Pushes a die-level change if an observer wants those.
-    #[inline]
-    pub fn die(&mut self, change: StateChange) {
-        if self.die_level {
-            self.items.push(change);
-        }
-    }
-
-    /// Pushes a change every observer run receives (host completions).
-    #[inline]
-    pub fn push(&mut self, change: StateChange) {
-        self.items.push(change);
-    }
+/// What receives the stream: the engine's set of observers. Components are generic over it, so
+/// every change is a direct, inlined call (no buffer, no boxed observer).
+pub trait Observer {
+    /// Some observer wants die-level changes (die operations, transfers, DRAM, commands); when
+    /// none does, components do not even build them.
+    fn die_level(&self) -> bool;
+    /// Receives `change`, which happened at `now`.
+    fn change(&mut self, now: Time, change: StateChange);
 }
 
 /// What a component's event handler gets from the engine: the instant, the queue to schedule its
-/// own events on, and the stream to report state changes to.
+/// own events on, and the observers to report state changes to.
 #[derive(Debug)]
-pub struct Context<'a> {
+pub struct Context<'a, O> {
     pub now: Time,
     pub events: &'a mut EventQueue,
-    pub changes: &'a mut Changes,
+    pub observers: &'a mut O,
+}
+
+impl<O: Observer> Context<'_, O> {
+    /// Reports a die-level change, if an observer wants those.
+    #[inline(always)]
+    pub fn die(&mut self, change: StateChange) {
+        if self.observers.die_level() {
+            self.observers.change(self.now, change);
+        }
+    }
+
+    /// Reports a change every run observes (host completions).
+    #[inline(always)]
+    pub fn push(&mut self, change: StateChange) {
+        self.observers.change(self.now, change);
+    }
 }

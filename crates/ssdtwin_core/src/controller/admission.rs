@@ -6,20 +6,20 @@ use super::Controller;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
-use crate::observe::{Context, StateChange};
+use crate::observe::{Context, Observer, StateChange};
 
 impl Controller {
     /// A command crossed the host interface: its transactions join the host queue.
-    pub fn on_command_arrived(&mut self, command: u32, cx: &mut Context) {
+    pub fn on_command_arrived<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
         let Command {
             first_unit,
             units,
             is_read,
             ..
         } = self.commands[command];
-        cx.changes.die(StateChange::Command);
+        cx.die(StateChange::Command);
         if !is_read {
-            cx.changes.die(StateChange::DramAccess {
+            cx.die(StateChange::DramAccess {
                 bytes: u64::from(units) * self.geometry.unit_bytes,
             });
         }
@@ -35,14 +35,14 @@ impl Controller {
     }
 
     /// A read served from controller DRAM finished.
-    pub fn on_buffer_read_done(&mut self, transaction: u32, cx: &mut Context) {
+    pub fn on_buffer_read_done<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         self.finish_read_transaction(transaction, cx);
         self.admit(cx);
     }
 
     /// Moves transactions from the head of the host queue into the frame buffer and die queues
     /// until the head cannot move (a Head-of-Line event) or the queue is empty.
-    pub(super) fn admit(&mut self, cx: &mut Context) {
+    pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(&transaction) = self.host_queue.front() {
             if self.frame_used >= self.frame_buffer {
                 self.head_of_line_blocked();
@@ -70,7 +70,7 @@ impl Controller {
         }
     }
 
-    fn admit_read(&mut self, transaction: u32, cx: &mut Context) -> bool {
+    fn admit_read<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         let logical = self.transactions[transaction].logical;
         let physical = self.ftl.mapping.physical(logical);
         if physical == NONE || !self.ftl.is_programmed(physical) {
@@ -90,7 +90,7 @@ impl Controller {
         true
     }
 
-    fn admit_write(&mut self, transaction: u32, cx: &mut Context) -> bool {
+    fn admit_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         if !self.ftl.is_page_mapped() {
             return self.admit_mapped_write(transaction, cx);
         }
@@ -116,7 +116,7 @@ impl Controller {
     }
 
     /// One unit of a write is in the frame buffer; the last one acknowledges the command.
-    pub(super) fn acknowledge_write_unit(&mut self, command: u32, cx: &mut Context) {
+    pub(super) fn acknowledge_write_unit<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
         self.frame_used += 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
@@ -126,7 +126,7 @@ impl Controller {
     }
 
     /// Opens the next program target in striping order that has room.
-    fn open_user_program(&mut self, cx: &mut Context) -> bool {
+    fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
         let targets = self.ftl.targets().len();
         for _ in 0..targets {
             let target = self.ftl.targets()[self.next_target];
@@ -155,7 +155,7 @@ impl Controller {
         false
     }
 
-    fn close_user_program(&mut self, cx: &mut Context) {
+    fn close_user_program<O: Observer>(&mut self, cx: &mut Context<O>) {
         let open = self.open_program.take().expect("a program is open");
         let kind = OpKind::Program {
             stream: Stream::User,
@@ -174,14 +174,14 @@ impl Controller {
 
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
-    pub(super) fn finish_read_transaction(&mut self, transaction: u32, cx: &mut Context) {
+    pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         let command = self.transactions.remove(transaction).command;
         self.frame_used -= 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
         if record.remaining == 0 {
             let bytes = u64::from(record.units) * self.geometry.unit_bytes;
-            cx.changes.die(StateChange::DramAccess { bytes });
+            cx.die(StateChange::DramAccess { bytes });
             self.to_host.push(command);
         }
     }

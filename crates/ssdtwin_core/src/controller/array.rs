@@ -8,18 +8,18 @@ use super::Controller;
 use crate::base::event::Event;
 use crate::base::time::{Duration, Time};
 use crate::ftl::Stream;
-use crate::observe::{Context, StateChange};
+use crate::observe::{Context, Observer, StateChange};
 
 impl Controller {
     /// A program or erase enters its array phase at `start` for `length` (without suspensions).
-    pub(super) fn begin_array(
+    pub(super) fn begin_array<O: Observer>(
         &mut self,
         die: u32,
         op: u32,
         kind: ArrayKind,
         start: Time,
         length: Duration,
-        cx: &mut Context,
+        cx: &mut Context<O>,
     ) {
         let limits = SuspendLimits::for_operation(&self.suspend_config, kind, length);
         let array = ArrayOp::new(kind, op, start, length, limits);
@@ -38,7 +38,7 @@ impl Controller {
 
     /// A host read waits at `die`: suspend its program or erase at the end of the current step,
     /// if allowed.
-    pub(super) fn request_suspend(&mut self, die: u32, cx: &mut Context) {
+    pub(super) fn request_suspend<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         let Some(array) = state.array.as_mut() else {
             return;
@@ -68,7 +68,7 @@ impl Controller {
     }
 
     /// The die stopped its program or erase and may serve reads.
-    pub fn on_suspend_entered(&mut self, die: u32, generation: u32, cx: &mut Context) {
+    pub fn on_suspend_entered<O: Observer>(&mut self, die: u32, generation: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         if state.generation != generation {
             return;
@@ -76,18 +76,18 @@ impl Controller {
         let array = state.array.as_mut().expect("a suspended operation");
         array.state = ArrayState::Suspended { reads_served: 0 };
         let stopped = Time::from_nanos(cx.now.as_nanos().saturating_sub(array.limits.enter.as_nanos()));
-        cx.changes.die(StateChange::DieOpInterrupt { die, stopped });
+        cx.die(StateChange::DieOpInterrupt { die, stopped });
         state.running = None;
         state.busy += cx.now.since(state.busy_since);
         self.try_start(die, cx);
     }
 
     /// No more reads to serve while suspended: continue the program or erase.
-    pub(super) fn resume(&mut self, die: u32, cx: &mut Context) {
+    pub(super) fn resume<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         let array = state.array.as_mut().expect("a suspended operation");
         let end = array.resume(cx.now);
-        cx.changes.die(StateChange::DieOpResume {
+        cx.die(StateChange::DieOpResume {
             die,
             start: array.stretch_start,
         });
@@ -103,7 +103,7 @@ impl Controller {
     }
 
     /// A program or erase finished its array phase (unless it was suspended since).
-    pub fn on_array_done(&mut self, die: u32, generation: u32, cx: &mut Context) {
+    pub fn on_array_done<O: Observer>(&mut self, die: u32, generation: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         if state.generation != generation {
             return;

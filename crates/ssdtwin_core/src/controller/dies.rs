@@ -16,7 +16,7 @@ use crate::base::event::Event;
 use crate::base::time::Time;
 use crate::flash::channel::{Grant, Need};
 use crate::ftl::Stream;
-use crate::observe::{Context, Direction, OpClass, StateChange};
+use crate::observe::{Context, Direction, Observer, OpClass, StateChange};
 
 impl Controller {
     pub(super) fn new_op(&mut self, kind: OpKind, now: Time) -> u32 {
@@ -30,7 +30,7 @@ impl Controller {
 
     /// Queues an operation in the die's target command queue (`takes_slot`: it counts against the
     /// queue's depth); a host read there may suspend a program or erase.
-    pub(super) fn enqueue_op(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context) {
+    pub(super) fn enqueue_op<O: Observer>(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context<O>) {
         let op = self.new_op(kind, cx.now);
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
@@ -44,14 +44,14 @@ impl Controller {
     }
 
     /// Queues a GC or copy operation in the die's internal queue.
-    pub(super) fn enqueue_internal_op(&mut self, die: u32, kind: OpKind, cx: &mut Context) {
+    pub(super) fn enqueue_internal_op<O: Observer>(&mut self, die: u32, kind: OpKind, cx: &mut Context<O>) {
         let op = self.new_op(kind, cx.now);
         self.dies[die as usize].queues.internal.push_back(op);
         self.try_start(die, cx);
     }
 
     /// The die-level harness issues operation `id` on `die` (outside the FTL).
-    pub fn issue_probe(&mut self, id: u32, die: u32, action: ProbeAction, cx: &mut Context) {
+    pub fn issue_probe<O: Observer>(&mut self, id: u32, die: u32, action: ProbeAction, cx: &mut Context<O>) {
         if self.probe_done.len() <= id as usize {
             self.probe_done.resize(id as usize + 1, None);
         }
@@ -59,7 +59,7 @@ impl Controller {
     }
 
     /// Starts the next operation on `die` if it is idle.
-    pub(super) fn try_start(&mut self, die: u32, cx: &mut Context) {
+    pub(super) fn try_start<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         if state.running.is_some() {
             return;
@@ -97,7 +97,7 @@ impl Controller {
     }
 
     /// Starts `op` on the idle `die`: it asks its channel for what it needs first.
-    fn start_op(&mut self, die: u32, op: u32, cx: &mut Context) {
+    fn start_op<O: Observer>(&mut self, die: u32, op: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         state.running = Some(op);
         state.busy_since = cx.now;
@@ -156,7 +156,7 @@ impl Controller {
     }
 
     /// `die` needs its channel: it goes on at once if the channel is free, else it waits.
-    fn request_channel(&mut self, die: u32, need: Need, cx: &mut Context) {
+    fn request_channel<O: Observer>(&mut self, die: u32, need: Need, cx: &mut Context<O>) {
         let channel = self.geometry.channel_of_die(die);
         match self.channels[channel as usize].request(cx.now, die, need) {
             Grant::Now => self.granted(die, need, cx),
@@ -170,7 +170,7 @@ impl Controller {
     }
 
     /// The channel's grant ended with dies waiting: the next one goes on.
-    pub fn on_channel_free(&mut self, channel: u32, cx: &mut Context) {
+    pub fn on_channel_free<O: Observer>(&mut self, channel: u32, cx: &mut Context<O>) {
         let Some(die) = self.channels[channel as usize].next_waiter() else {
             return;
         };
@@ -182,7 +182,7 @@ impl Controller {
     }
 
     /// `die` has its channel now for what its running operation needs.
-    fn granted(&mut self, die: u32, need: Need, cx: &mut Context) {
+    fn granted<O: Observer>(&mut self, die: u32, need: Need, cx: &mut Context<O>) {
         let now = cx.now;
         let op = self.dies[die as usize]
             .running
@@ -196,20 +196,20 @@ impl Controller {
                 let loaded = channel.occupy(now, chip, transfer);
                 let page_type = self.geometry.page_type(pages[0].1);
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
-                cx.changes.die(StateChange::DieOpStart {
+                cx.die(StateChange::DieOpStart {
                     die,
                     start: loaded,
                     class: OpClass::Program,
                     page_type: page_type as u8,
                     duration: length,
                 });
-                cx.changes.die(StateChange::Transfer {
+                cx.die(StateChange::Transfer {
                     die,
                     end: loaded,
                     length: transfer,
                     direction: Direction::In,
                 });
-                cx.changes.die(StateChange::DramAccess {
+                cx.die(StateChange::DramAccess {
                     bytes: u64::from(units) * self.geometry.unit_bytes,
                 });
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
@@ -229,7 +229,7 @@ impl Controller {
             (OpKind::Erase { .. }, _) => {
                 let start = channel.occupy(now, chip, self.timing.command);
                 let erase = self.timing.erase;
-                cx.changes.die(StateChange::DieOpStart {
+                cx.die(StateChange::DieOpStart {
                     die,
                     start,
                     class: OpClass::Erase,
@@ -253,7 +253,7 @@ impl Controller {
                 let sensing = channel.occupy(now, chip, self.timing.command);
                 let page_type = self.dies[die as usize].page_type;
                 let t_read = self.timing.read[page_type as usize];
-                cx.changes.die(StateChange::DieOpStart {
+                cx.die(StateChange::DieOpStart {
                     die,
                     start: sensing,
                     class: OpClass::Read,
@@ -273,13 +273,13 @@ impl Controller {
                 let done = channel.occupy(now, chip, transfer);
                 // `DieDone` at `done` hands the channel on (`on_die_done`).
                 channel.owner_hands_on();
-                cx.changes.die(StateChange::Transfer {
+                cx.die(StateChange::Transfer {
                     die,
                     end: done,
                     length: transfer,
                     direction: Direction::Out,
                 });
-                cx.changes.die(StateChange::DramAccess {
+                cx.die(StateChange::DramAccess {
                     bytes: u64::from(units) * self.geometry.unit_bytes,
                 });
                 cx.events.schedule(done, Event::DieDone { die });
@@ -288,20 +288,20 @@ impl Controller {
     }
 
     /// Sensed data waits in the page register for the channel.
-    pub fn on_read_sensed(&mut self, die: u32, cx: &mut Context) {
+    pub fn on_read_sensed<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let channel = self.geometry.channel_of_die(die) as usize;
         if !self.channels[channel].is_free(cx.now) {
-            cx.changes.die(StateChange::DieSensed { die });
+            cx.die(StateChange::DieSensed { die });
         }
         self.request_channel(die, Need::Data, cx);
     }
 
     /// `die` finished its operation: account for it, then start the next and admit more.
-    pub fn on_die_done(&mut self, die: u32, cx: &mut Context) {
+    pub fn on_die_done<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         let op = state.running.take().expect("an operation is running");
         state.busy += cx.now.since(state.busy_since);
-        cx.changes.die(StateChange::DieOpEnd { die });
+        cx.die(StateChange::DieOpEnd { die });
         let kind = self.ops.remove(op).kind;
         let data_out = matches!(
             kind,

@@ -6,10 +6,10 @@ use super::ops::{OpKind, PlaneGc, GC_READ_WINDOW, MAX_PLANES};
 use super::Controller;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
-use crate::observe::Context;
+use crate::observe::{Context, Observer};
 
 impl Controller {
-    pub(super) fn start_gc(&mut self, plane: u32, cx: &mut Context) {
+    pub(super) fn start_gc<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
         if self.gc[plane as usize].victim != NONE {
             return;
         }
@@ -24,7 +24,7 @@ impl Controller {
     }
 
     /// Keeps up to `GC_READ_WINDOW` page reads of the victim in flight; erases it when copied.
-    fn issue_gc_reads(&mut self, plane: u32, cx: &mut Context) {
+    fn issue_gc_reads<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
         let die = plane / self.geometry.planes_per_die;
         let units_per_page = self.geometry.units_per_page;
         loop {
@@ -61,7 +61,7 @@ impl Controller {
     }
 
     /// Copies the still-valid units of a victim page into the plane's GC page.
-    pub(super) fn on_gc_read_done(&mut self, block: u32, page: u32, cx: &mut Context) {
+    pub(super) fn on_gc_read_done<O: Observer>(&mut self, block: u32, page: u32, cx: &mut Context<O>) {
         let plane = self.geometry.plane_of_block(block);
         let die = self.geometry.die_of_block(block);
         let first = self.geometry.unit_address(block, page, 0);
@@ -87,7 +87,7 @@ impl Controller {
         self.issue_gc_reads(plane, cx);
     }
 
-    pub(super) fn on_erase_done(&mut self, block: u32, cx: &mut Context) {
+    pub(super) fn on_erase_done<O: Observer>(&mut self, block: u32, cx: &mut Context<O>) {
         let plane = self.geometry.plane_of_block(block);
         self.ftl.erase(block);
         self.gc[plane as usize].victim = NONE;

@@ -10,12 +10,12 @@
 use super::ops::{OpKind, MAX_PLANES};
 use super::Controller;
 use crate::ftl::{Stream, WorkItem};
-use crate::observe::Context;
+use crate::observe::{Context, Observer};
 
 impl Controller {
     /// Admits a host write transaction under block mapping or BAST; false when its die queue
     /// is full or its plane waits for an erase (the caller counts a Head-of-Line event).
-    pub(super) fn admit_mapped_write(&mut self, transaction: u32, cx: &mut Context) -> bool {
+    pub(super) fn admit_mapped_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         let logical = self.transactions[transaction].logical;
         let die = self.ftl.mapped_die(logical);
         if self.dies[die as usize].host_slots >= self.die_queue_depth {
@@ -44,7 +44,7 @@ impl Controller {
     }
 
     /// Queues the copies and erases the last mapped write left in `Ftl::work`.
-    fn issue_ftl_work(&mut self, cx: &mut Context) {
+    fn issue_ftl_work<O: Observer>(&mut self, cx: &mut Context<O>) {
         let geometry = self.geometry;
         for index in 0..self.ftl.work.len() {
             match self.ftl.work[index] {
@@ -80,7 +80,7 @@ impl Controller {
     }
 
     /// Erases retired blocks whose last pending program has just completed.
-    pub(super) fn issue_ready_erases(&mut self, cx: &mut Context) {
+    pub(super) fn issue_ready_erases<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(block) = self.ftl.ready_erases.pop() {
             self.enqueue_internal_op(self.geometry.die_of_block(block), OpKind::Erase { block }, cx);
         }

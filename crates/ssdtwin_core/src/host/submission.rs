@@ -13,7 +13,7 @@ use crate::base::event::Event;
 use crate::base::time::Time;
 use crate::controller::ops::Command;
 use crate::controller::Controller;
-use crate::observe::{Context, StateChange};
+use crate::observe::{Context, Observer, StateChange};
 
 /// Where the host's commands come from: the workload (a layer above, which implements this).
 pub trait CommandSource {
@@ -25,7 +25,12 @@ pub trait CommandSource {
 
 impl Host {
     /// Starts the run: the first arrival or the first submissions.
-    pub fn start(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+    pub fn start<O: Observer>(
+        &mut self,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
         if self.timed {
             self.schedule_next_arrival(source, cx);
         } else if self.mode == HostMode::Open {
@@ -41,13 +46,23 @@ impl Host {
     }
 
     /// The submission gap has passed.
-    pub fn on_submit_timer(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+    pub fn on_submit_timer<O: Observer>(
+        &mut self,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
         self.wakeup_pending = false;
         self.try_submit(controller, source, cx);
     }
 
     /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
-    fn try_submit(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+    fn try_submit<O: Observer>(
+        &mut self,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
         loop {
             if self.outstanding >= self.queue_depth || self.workload_error.is_some() {
                 return;
@@ -95,7 +110,12 @@ impl Host {
     }
 
     /// An open-loop or timed arrival: it joins the host's backlog; the next one is scheduled.
-    pub fn on_arrival(&mut self, controller: &mut Controller, source: &mut impl CommandSource, cx: &mut Context) {
+    pub fn on_arrival<O: Observer>(
+        &mut self,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
         self.arrival_pending = false;
         if self.timed {
             if let Some(pending) = self.next_arrival.take() {
@@ -123,7 +143,7 @@ impl Host {
     }
 
     /// Draws the next timed request and schedules its arrival (never before now).
-    fn schedule_next_arrival(&mut self, source: &mut impl CommandSource, cx: &mut Context) {
+    fn schedule_next_arrival<O: Observer>(&mut self, source: &mut impl CommandSource, cx: &mut Context<O>) {
         match source.next_command(0, cx.now) {
             Ok(Some((command, job, arrival))) => {
                 let arrival = arrival.unwrap_or(cx.now).max(cx.now);
@@ -138,7 +158,7 @@ impl Host {
         }
     }
 
-    fn submit_command(&mut self, pending: Pending, controller: &mut Controller, cx: &mut Context) {
+    fn submit_command<O: Observer>(&mut self, pending: Pending, controller: &mut Controller, cx: &mut Context<O>) {
         let Pending {
             arrival,
             command: spec,
@@ -167,22 +187,22 @@ impl Host {
     }
 
     /// A read command's data is complete in the controller: it crosses the link to the host.
-    pub fn deliver(&mut self, command: u32, controller: &Controller, cx: &mut Context) {
+    pub fn deliver<O: Observer>(&mut self, command: u32, controller: &Controller, cx: &mut Context<O>) {
         let bytes = u64::from(controller.commands[command].units) * controller.geometry.unit_bytes;
         let delivered = self.link.to_host(cx.now, bytes);
         cx.events.schedule(delivered, Event::CommandCompleted { command });
     }
 
     /// A command's completion reached the host.
-    pub fn on_command_completed(
+    pub fn on_command_completed<O: Observer>(
         &mut self,
         command: u32,
         controller: &mut Controller,
         source: &mut impl CommandSource,
-        cx: &mut Context,
+        cx: &mut Context<O>,
     ) {
         let done = controller.commands.remove(command);
-        cx.changes.push(StateChange::HostCompletion {
+        cx.push(StateChange::HostCompletion {
             job: done.job,
             is_read: done.is_read,
             latency: cx.now.since(done.arrival),

@@ -1,5 +1,6 @@
 //! Assembly: one function that builds the drive and its workload from a scenario, top to bottom.
 
+use super::observers::Observers;
 use super::report::Report;
 use super::scenario::Scenario;
 use super::{Progress, RunError, Simulation};
@@ -13,7 +14,6 @@ use crate::ftl::Ftl;
 use crate::host::Host;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::run::RunMetrics;
-use crate::observe::Changes;
 use crate::power::PowerModel;
 use crate::workload::{Pacing, Source};
 
@@ -118,16 +118,15 @@ impl Simulation {
             scenario: scenario.clone(),
             now: Time::ZERO,
             events: EventQueue::new(),
-            changes: Changes {
-                die_level: scenario.power.enabled,
-                items: Vec::with_capacity(64),
-            },
             workload,
             span_units,
             host,
             controller,
-            power,
-            metrics,
+            observers: Observers {
+                die_level: scenario.power.enabled,
+                power,
+                metrics,
+            },
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             events_handled: 0,
             probes: Vec::new(),
@@ -172,7 +171,8 @@ impl Simulation {
         }
         let precondition_wall = started.elapsed();
         self.run_workload(progress)?;
-        let power = self.power.finish(self.metrics.last_completion);
+        let observers = &mut self.observers;
+        let power = observers.power.finish(observers.metrics.last_completion);
         Ok(self.report(started.elapsed(), precondition_wall, power))
     }
 }

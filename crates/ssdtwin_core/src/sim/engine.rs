@@ -12,7 +12,7 @@ use super::{Progress, RunError, Simulation};
 use crate::base::error::ConfigError;
 use crate::base::event::Event;
 use crate::base::time::Time;
-use crate::observe::{Context, StateChange};
+use crate::observe::Context;
 use crate::workload::Source;
 
 /// Events between two looks at the wall clock for progress reports.
@@ -26,10 +26,9 @@ impl Simulation {
         let mut cx = Context {
             now: self.now,
             events: &mut self.events,
-            changes: &mut self.changes,
+            observers: &mut self.observers,
         };
         self.host.start(&mut self.controller, &mut self.workload, &mut cx);
-        self.observe();
         let mut last_report = Instant::now();
         while let Some((time, event)) = self.events.pop() {
             self.now = time;
@@ -60,7 +59,8 @@ impl Simulation {
         Ok(())
     }
 
-    /// Hands `event` to its owner, routes completed reads to the host, then feeds the observers.
+    /// Hands `event` to its owner (which reports its state changes to the observers as they
+    /// happen), then routes completed reads to the host.
     #[inline]
     pub(super) fn dispatch(&mut self, event: Event) {
         let host = &mut self.host;
@@ -69,7 +69,7 @@ impl Simulation {
         let cx = &mut Context {
             now: self.now,
             events: &mut self.events,
-            changes: &mut self.changes,
+            observers: &mut self.observers,
         };
         match event {
             Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
@@ -91,21 +91,6 @@ impl Simulation {
             host.deliver(controller.to_host[index], controller, cx);
         }
         controller.to_host.clear();
-        self.observe();
-    }
-
-    /// Passes the changes reported since the last call to every observer, in order.
-    #[inline]
-    fn observe(&mut self) {
-        let now = self.now;
-        for change in self.changes.items.drain(..) {
-            if self.changes.die_level {
-                self.power.observe(now, &change);
-            }
-            if let StateChange::HostCompletion { .. } = change {
-                self.metrics.observe(now, &change);
-            }
-        }
     }
 
     /// Ends the run with the workload's input error (a malformed trace line), if there was one.

@@ -80,7 +80,7 @@ impl Simulation {
         precondition_wall: std::time::Duration,
         (power_w, energy_j, timeseries): (PowerReport, EnergyReport, TimeSeries),
     ) -> Report {
-        let metrics = &self.metrics;
+        let metrics = &self.observers.metrics;
         let simulated = metrics.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
         // Each command's latency is recorded once, in its job; the drive's are their union.

@@ -11,6 +11,7 @@ mod assembly;
 mod engine;
 mod gather;
 pub mod harness;
+mod observers;
 pub mod report;
 pub mod scenario;
 
@@ -20,10 +21,8 @@ use crate::base::time::Time;
 use crate::controller::ops::ProbeAction;
 use crate::controller::Controller;
 use crate::host::Host;
-use crate::metrics::run::RunMetrics;
-use crate::observe::Changes;
-use crate::power::PowerModel;
 use crate::workload::Source;
+use observers::Observers;
 
 /// Progress of a run, as passed to the progress callback.
 #[derive(Clone, Debug)]
@@ -58,14 +57,11 @@ pub struct Simulation {
     scenario: scenario::Scenario,
     now: Time,
     events: EventQueue,
-    changes: Changes,
     workload: Source,
     span_units: u32,
     host: Host,
     controller: Controller,
-    // Observers.
-    power: PowerModel,
-    metrics: RunMetrics,
+    observers: Observers,
     precondition_rng: Rng,
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
