@@ -1,6 +1,6 @@
 """The report of one run (DESIGN.md section 3.3) as a Python object.
 
-The report's fields are declared once, in the Rust core (`metrics/report.rs`); this class does
+The report's fields are declared once, in the Rust core (`sim/report.rs` and its parts in `metrics/` and `power/`); this class does
 not list them again. It wraps the nested report dict and exposes its top-level fields as
 attributes, so fields the core adds later appear here without a change.
 """

@@ -11,7 +11,7 @@
 //! Poisson process of rate `query_rate`; each reads `query_size` bytes at a random place among the
 //! data one random writer wrote during the last `query_window`. Job 0 is the ingest, job 1 the
 //! queries. Default values not given by the paper are assumptions [A], documented in
-//! `config/scenario.rs`.
+//! `workload/params.rs`.
 
 use std::collections::VecDeque;
 

@@ -227,7 +227,7 @@ impl Default for TraceConfig {
 }
 
 /// `[workload.fio]`: an fio job file. Every job runs from time 0 with its own `iodepth` (these
-/// replace `host.queue_depth`) and ends as its options say; the subset is listed in `workload/fio.rs`.
+/// replace `host.queue_depth`) and ends as its options say; the subset is listed in `workload/fio/mod.rs`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct FioConfig {
