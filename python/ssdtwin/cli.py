@@ -1,4 +1,4 @@
-"""The `ssdtwin` command line (DESIGN.md section 3.1).
+"""The `ssdtwin` command line (the README, "Running scenarios").
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
                 [--output-format summary|json|fio-json]

@@ -1,4 +1,4 @@
-"""The results directory of a sweep (DESIGN.md section 3.5).
+"""The results directory of a sweep (the README, "Sweeps").
 
     DIR/sweep.toml               the sweep as run, with the `ssdtwin_version` that ran it
     DIR/reports/<point_id>.json  the full report of each finished point

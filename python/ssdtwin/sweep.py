@@ -1,4 +1,4 @@
-"""Design-space sweeps (DESIGN.md section 3.5): a base scenario, axes over any scenario key, one
+"""Design-space sweeps (the README, "Sweeps"): a base scenario, axes over any scenario key, one
 simulation per point on a local process pool or a Dask cluster, results in a directory.
 
     base = "scenario.toml"            # or an inline [base] table

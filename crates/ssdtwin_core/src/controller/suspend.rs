@@ -1,5 +1,5 @@
 //! Program and erase suspend on one die (the program-suspend paper, sections 3.1 and 4.2;
-//! MODELS.md section 4).
+//! docs/models/suspend.md).
 //!
 //! A program is a sequence of equal ISPP pulse-and-verify steps, an erase a sequence of erase
 //! pulses; a step is atomic. A suspend request at `now` takes effect at the end of the running step

@@ -1,6 +1,6 @@
 //! Parameters of the NAND flash array (`[flash]`, `[flash.suspend]`): geometry, cell type, bus and
 //! operation timing (ONFI; the papers of the drive presets), program and erase suspend (the
-//! program-suspend paper, MODELS.md section 4).
+//! program-suspend paper, docs/models/suspend.md).
 //!
 //! Declared once, with unit, default and documentation; unknown keys are rejected. Range checks
 //! live in `config/validate`.
@@ -213,7 +213,7 @@ impl std::fmt::Display for TimeOrFraction {
     }
 }
 
-/// Program and erase suspend (the program-suspend paper, section 3.1 and 4; MODELS.md section 4).
+/// Program and erase suspend (the program-suspend paper, section 3.1 and 4; docs/models/suspend.md).
 ///
 /// A program is `program_pulses` ISPP pulse-and-verify steps of equal length, an erase
 /// `erase_pulses` erase pulses. A host read queued at a die that is programming (erasing) makes the

@@ -3,7 +3,7 @@
 //! Timing is data (a table the presets fill in), not code paths per vendor. Transfer time is
 //! `bytes / bus_rate` on the 8-bit ONFI bus (one byte per transfer) plus the command/address
 //! cycles; a read moves only the codewords it needs (column addressing), a program the whole
-//! payload (MODELS.md section 6.2).
+//! payload (docs/models/flash.md).
 
 use super::geometry::Geometry;
 use super::params::FlashConfig;

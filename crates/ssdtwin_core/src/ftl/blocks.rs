@@ -3,7 +3,7 @@
 //! A block is free, open (being written), closed (full and programmed: a GC candidate) or a GC
 //! victim. Closed blocks sit in one doubly linked list per (plane, valid count), so an
 //! invalidation moves a block between buckets in O(1) and the lowest-valid blocks of a plane are
-//! found without scanning its blocks (DESIGN section 5).
+//! found without scanning its blocks (docs/models/ftl.md).
 
 use super::mapping::NONE;
 

@@ -1,4 +1,4 @@
-//! The FTL's invariant checks (DESIGN section 6), run by tests and debug tooling after a run:
+//! The FTL's invariant checks (ARCHITECTURE.md, "Invariants"), run by tests and debug tooling after a run:
 //! forward and reverse maps agree, valid counts match, every block is in exactly one state, and
 //! each mapping scheme's own invariants hold.
 
@@ -8,7 +8,7 @@ use super::placement::PlacementView;
 use super::{Ftl, Scheme};
 
 impl Ftl {
-    /// Checks the FTL's invariants (DESIGN section 6): every mapped logical unit points at a
+    /// Checks the FTL's invariants (ARCHITECTURE.md, "Invariants"): every mapped logical unit points at a
     /// physical unit that points back at it; each block's valid count equals the valid units in
     /// it; every block is in exactly one state and the free lists hold exactly the free blocks.
     pub fn check_invariants(&self) -> Result<(), String> {

@@ -1,6 +1,6 @@
 //! The flash translation layer: page mapping, block allocation, GC victims, preconditioning.
 //!
-//! Page mapping at mapping-unit granularity (DESIGN section 4): host writes fill whole flash
+//! Page mapping at mapping-unit granularity (docs/models/ftl.md): host writes fill whole flash
 //! pages (a page per plane of the target die when programming multi-plane) striped over dies in
 //! channel-major order, so consecutive pages land on different channels. Each plane keeps its own
 //! free blocks and two open blocks, one for host data and one for GC copies. GC runs on a plane
@@ -46,7 +46,7 @@ pub use types::{OpenPage, PlacementCounts, ProgramTarget, SchemeCounts, Stream, 
 use crate::base::rng::Rng;
 use crate::flash::geometry::Geometry;
 
-/// The mapping scheme and its own state (STYLE.md rule 7: one file per scheme, a closed enum).
+/// The mapping scheme and its own state (docs/style.md: one file per scheme, a closed enum).
 #[derive(Debug, Default)]
 pub enum Scheme {
     /// Page mapping: its state is the `Ftl` itself.

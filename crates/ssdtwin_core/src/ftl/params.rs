@@ -1,5 +1,5 @@
 //! Parameters of the flash translation layer (`[ftl]`): mapping scheme and unit, over-provisioning,
-//! GC thresholds and victim policy (DESIGN section 4; Cho et al. for block mapping and BAST), and
+//! GC thresholds and victim policy (docs/models/ftl.md; Cho et al. for block mapping and BAST), and
 //! the preconditioning the FTL performs before a run.
 //!
 //! Declared once, with unit, default and documentation; unknown keys are rejected. Range checks

@@ -1,4 +1,4 @@
-//! Preconditioning (DESIGN section 4): brings the drive to the used state `workload.precondition`
+//! Preconditioning (docs/models/ftl.md): brings the drive to the used state `workload.precondition`
 //! asks for without simulated time, by the same FTL calls the timed run makes with every program
 //! completed at once: the span written once in order, then random overwrites with GC as needed.
 

@@ -1,5 +1,5 @@
 //! The FTL's shared vocabulary: write streams, program targets, open pages, placement and scheme
-//! counters, and the flash work a mapping decision leaves for the simulation (DESIGN section 4;
+//! counters, and the flash work a mapping decision leaves for the simulation (docs/models/ftl.md;
 //! Cho et al., Table II for the scheme counters).
 //!
 //! Kept apart from `mod.rs` so the scheme files (`block.rs`, `bast.rs`) and the simulation can

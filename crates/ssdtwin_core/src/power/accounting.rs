@@ -1,6 +1,6 @@
 //! The power model's accounting between hooks: draining the booked die changes in time order,
 //! the rail and meter updates they make, the time-series samples, and the closing of the accounts
-//! into the report's power and energy parts (MODELS.md section 1).
+//! into the report's power and energy parts (docs/models/power.md).
 
 use std::cmp::Reverse;
 

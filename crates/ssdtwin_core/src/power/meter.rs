@@ -1,7 +1,7 @@
 //! The power model's bookkeeping units: integer picowatts, heap keys ordering die changes by time
 //! then die, meters integrating a power that changes at instants, and the per-die state.
 //!
-//! Die powers are integer picowatts so the rail sum over dies is exact (MODELS.md section 1.1).
+//! Die powers are integer picowatts so the rail sum over dies is exact (docs/models/power.md).
 
 use super::profile::ProfileRange;
 use crate::base::time::{Duration, Time};

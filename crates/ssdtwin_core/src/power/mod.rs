@@ -1,12 +1,12 @@
-//! The power model (MODELS.md section 1; DESIGN.md section 4 "Power").
+//! The power model (docs/models/power.md; docs/models/power.md).
 //!
 //! Each NAND die is in one state at a time — standby (ISB), bus idle inside an operation
 //! (ICC5), an array operation segment (read, program per page type, erase: the operation's
 //! average current times its profile shape, see [`profile`]), suspended, plus an I/O burst on
 //! VCCQ (ICC4R/ICC4W) while it moves data on its channel — and draws
-//! `VCC·I_CC + VCCQ·I_CCQ` (MODELS 1.1). The NAND rail is the instantaneous sum over dies
+//! `VCC·I_CC + VCCQ·I_CCQ` (docs/models/power.md). The NAND rail is the instantaneous sum over dies
 //! (Kirchhoff's current law): its energy, exact peak and windowed peak are kept by [`rail::Rail`].
-//! The rest of the drive (MODELS 1.1, 1.4): each channel's I/O bus while it transfers; the
+//! The rest of the drive (docs/models/power.md): each channel's I/O bus while it transfers; the
 //! controller, idle power plus power per channel with a die in an operation plus energy per host
 //! command; DRAM background power plus energy per byte moved; other ICs constant; the input power is
 //! the sum divided by the regulator efficiency.

@@ -1,4 +1,4 @@
-//! Current profiles of NAND operations: piecewise-constant segments (MODELS.md section 1.1).
+//! Current profiles of NAND operations: piecewise-constant segments (docs/models/power.md).
 //!
 //! ONFI ICC values are averages over an operation; the real current has sub-operation peaks
 //! (charge-pump ramps at each ISPP pulse of a program, the sensing phase of a read). A profile is

@@ -1,7 +1,7 @@
 //! A supply rail whose power is piecewise constant: energy, exact peak and windowed peak.
 //!
 //! The rail's power changes only at change points (Kirchhoff's current law: the rail current is
-//! the sum over its dies, MODELS.md section 1.1), so its energy is a sum of power × duration, its
+//! the sum over its dies, docs/models/power.md), so its energy is a sum of power × duration, its
 //! exact peak is the largest power held for a positive time (a same-instant dip or spike of zero
 //! length is no peak), and its peak over a window `W` — the largest average over any interval of
 //! length `W` — is reached where the window's end or start meets a change point: between those

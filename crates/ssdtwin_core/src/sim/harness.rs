@@ -1,4 +1,4 @@
-//! A die-level test harness (STYLE.md item 10): issue operations at given times on an idle drive
+//! A die-level test harness (docs/style.md): issue operations at given times on an idle drive
 //! and read back when each completed.
 //!
 //! Harness operations go through the same die queues, scheduler, channel and suspend logic as host

@@ -1,4 +1,4 @@
-//! Determinism (DESIGN sections 1 and 7, tier 6): one seed and one config give one report, bit for
+//! Determinism (ARCHITECTURE.md, "Invariants"): one seed and one config give one report, bit for
 //! bit, on any thread and next to any other simulation; another seed gives another run.
 
 use serde_json::Value;

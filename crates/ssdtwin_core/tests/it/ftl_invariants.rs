@@ -1,4 +1,4 @@
-//! FTL invariants after long randomized runs (DESIGN section 6): every logical unit maps to
+//! FTL invariants after long randomized runs (ARCHITECTURE.md, "Invariants"): every logical unit maps to
 //! exactly one valid physical location, valid counts match the reverse map, every block is in
 //! exactly one state and the free lists hold exactly the free blocks. Run for each GC policy,
 //! with multi-plane programs on and off, on a tiny drive written over ten times.

@@ -1,6 +1,6 @@
 //! Integration tests.
 //!
-//! One test binary (STYLE.md item 10): theory checks of latency, throughput and write
+//! One test binary (docs/style.md): theory checks of latency, throughput and write
 //! amplification against analytic models (`theory`), FTL invariants after long randomized runs
 //! (`ftl_invariants`), reproducibility (`determinism`) and the host interface (`host`), block
 //! mapping and BAST (`mappings`), channel-switch and page-register timing (`channel_timing`), and

@@ -1,4 +1,4 @@
-//! The power model (MODELS.md section 1): energy balance against the operations a run performed,
+//! The power model (docs/models/power.md): energy balance against the operations a run performed,
 //! exact peaks of single and overlapping programs on a die harness, peak ≥ average, the NAND
 //! average of saturated random reads against the dies' duty cycle, and the time series against
 //! the energies.

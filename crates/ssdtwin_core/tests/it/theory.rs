@@ -1,4 +1,4 @@
-//! Theory checks (DESIGN section 7, tier 3): the simulator against first-principles models.
+//! Theory checks (docs/models/flash.md, "Validated against"): the simulator against first-principles models.
 //!
 //! * An unloaded 4 KiB read takes command overhead + command cycles + tR + channel data out + PCIe.
 //! * Saturated random-read IOPS approaches min(die bound, channel bound, PCIe bound).

@@ -1,4 +1,4 @@
-//! Range checks of the `[power]` table (MODELS.md section 1): supplies, currents per page type,
+//! Range checks of the `[power]` table (docs/models/power.md): supplies, currents per page type,
 //! current profiles, component powers and energies, the regulator.
 
 use super::checks::check;
