@@ -1,8 +1,9 @@
 """The report of one run (the README, "The report") as a Python object.
 
 The report's fields are declared once, in the Rust core (`sim/report.rs` and its parts in
-`metrics/` and `power/`); this class does not list them again. It wraps the nested report dict and exposes its top-level fields as
-attributes, so fields the core adds later appear here without a change.
+`metrics/` and `power/`); this class does not list them again. It wraps the nested report dict
+and exposes its top-level fields as attributes, so fields the core adds later appear here
+without a change.
 """
 
 from __future__ import annotations
