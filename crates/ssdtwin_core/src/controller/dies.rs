@@ -203,15 +203,8 @@ impl Controller {
                     page_type: page_type as u8,
                     duration: length,
                 });
-                cx.die(StateChange::Transfer {
-                    die,
-                    end: loaded,
-                    length: transfer,
-                    direction: Direction::In,
-                });
-                cx.die(StateChange::DramAccess {
-                    bytes: u64::from(units) * self.geometry.unit_bytes,
-                });
+                let bytes = u64::from(units) * self.geometry.unit_bytes;
+                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (
@@ -273,15 +266,8 @@ impl Controller {
                 let done = channel.occupy(now, chip, transfer);
                 // `DieDone` at `done` hands the channel on (`on_die_done`).
                 channel.owner_hands_on();
-                cx.die(StateChange::Transfer {
-                    die,
-                    end: done,
-                    length: transfer,
-                    direction: Direction::Out,
-                });
-                cx.die(StateChange::DramAccess {
-                    bytes: u64::from(units) * self.geometry.unit_bytes,
-                });
+                let bytes = u64::from(units) * self.geometry.unit_bytes;
+                report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
                 cx.events.schedule(done, Event::DieDone { die });
             }
         }
@@ -362,4 +348,23 @@ impl Controller {
         }
         self.admit(cx);
     }
+}
+
+/// A data transfer of `die` ending at `end` after `length`, and the `bytes` it moves through
+/// controller DRAM.
+#[inline(always)]
+fn report_transfer<O: Observer>(
+    cx: &mut Context<O>,
+    die: u32,
+    (end, length): (Time, crate::base::time::Duration),
+    direction: Direction,
+    bytes: u64,
+) {
+    cx.die(StateChange::Transfer {
+        die,
+        end,
+        length,
+        direction,
+    });
+    cx.die(StateChange::DramAccess { bytes });
 }

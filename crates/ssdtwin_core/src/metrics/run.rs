@@ -26,7 +26,7 @@ impl RunMetrics {
     }
 
     /// Records a host completion; other changes are not this observer's.
-    #[inline]
+    #[inline(always)]
     pub fn observe(&mut self, now: Time, change: &StateChange) {
         if let StateChange::HostCompletion {
             job,

@@ -6,7 +6,7 @@ use crate::observe::StateChange;
 
 impl PowerModel {
     /// Accounts for `change`, pushed at `now`.
-    #[inline]
+    #[inline(always)]
     pub fn observe(&mut self, now: Time, change: &StateChange) {
         match *change {
             StateChange::DieOpStart {

@@ -2,9 +2,8 @@
 //! PCIe) computed from the resolved scenario, and the run-and-compare table.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
+use ssdtwin_core::{Report, Scenario};
 
 /// Least fraction of the lowest bound a saturated drive must reach.
 pub(crate) const REACH: f64 = 0.95;
@@ -230,15 +229,7 @@ pub(crate) fn load_drive(kind: Kind, drive: &Drive, extra: &[String]) -> Scenari
     );
     settings.extend(drive.settings.iter().map(|setting| setting.to_string()));
     settings.extend_from_slice(extra);
-    let overrides: Vec<Override> = settings
-        .iter()
-        .map(|setting| Override::parse(setting).unwrap_or_else(|error| panic!("bad override {setting}: {error}")))
-        .collect();
-    let source = ScenarioSource::Text {
-        toml: BASE.to_string(),
-        base_dir: PathBuf::from("."),
-    };
-    load(&source, &overrides).unwrap_or_else(|error| panic!("scenario {settings:?} does not load: {error}"))
+    super::scenario_from(BASE, &settings)
 }
 
 /// Reads: 100 host queues' worth, at least 20,000. The run ends with a drain, the last reads

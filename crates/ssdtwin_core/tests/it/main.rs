@@ -94,12 +94,20 @@ steady_overwrites = 1.0
 
 /// [`BASE`] with `settings` (`"key.path=value"`, as `ssdtwin run --set`) applied.
 pub fn scenario(settings: &[&str]) -> Scenario {
+    scenario_from(BASE, settings)
+}
+
+/// The scenario text `base` with `settings` applied.
+pub fn scenario_from<S: AsRef<str> + std::fmt::Debug>(base: &str, settings: &[S]) -> Scenario {
     let overrides: Vec<Override> = settings
         .iter()
-        .map(|setting| Override::parse(setting).unwrap_or_else(|error| panic!("bad override {setting}: {error}")))
+        .map(|setting| {
+            let setting = setting.as_ref();
+            Override::parse(setting).unwrap_or_else(|error| panic!("bad override {setting}: {error}"))
+        })
         .collect();
     let source = ScenarioSource::Text {
-        toml: BASE.to_string(),
+        toml: base.to_string(),
         base_dir: PathBuf::from("."),
     };
     load(&source, &overrides).unwrap_or_else(|error| panic!("scenario {settings:?} does not load: {error}"))
