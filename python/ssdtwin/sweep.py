@@ -32,8 +32,7 @@ import multiprocessing
 import os
 import sys
 import tomllib
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -41,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from ssdtwin import _core
 from ssdtwin._arguments import config_error, core_arguments, scenario_file
 from ssdtwin._core import ConfigError, SimulationError
+from ssdtwin._progress import sweep_progress
 from ssdtwin.store import STATUS_FAILED, ResultsStore, StoredPoint
 
 if TYPE_CHECKING:
@@ -192,7 +192,7 @@ def sweep(
     try:
         runner = _run_dask if backend == "dask" else _run_local
         outcomes = runner(tasks, workers, scheduler)
-        with _progress_bar(len(points), len(points) - len(todo), enabled=show) as advance:
+        with sweep_progress(len(points), len(points) - len(todo), enabled=show) as advance:
             for outcome in outcomes:
                 if outcome.report_json is not None:
                     store.write_report(outcome.point_id, outcome.report_json)
@@ -483,45 +483,6 @@ def _toml_text(table: Mapping[str, Any]) -> str:
     import tomli_w
 
     return tomli_w.dumps(dict(table))
-
-
-@contextmanager
-def _progress_bar(total: int, already: int, enabled: bool) -> Iterator[Callable[[bool], None]]:
-    """A rich progress bar of points (done, failed, ETA) on stderr; `advance(failed)` per point."""
-    if not enabled:
-        yield lambda _failed: None
-        return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    display = Progress(
-        TextColumn("sweep"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("points  {task.fields[failed]} failed"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        transient=False,
-    )
-    failed = 0
-    with display:
-        task = display.add_task("sweep", total=total, completed=already, failed=0)
-
-        def advance(point_failed: bool) -> None:
-            nonlocal failed
-            failed += point_failed
-            display.update(task, advance=1, failed=failed)
-
-        yield advance
 
 
 def describe_points(points: Sequence[Point]) -> str:
