@@ -2,7 +2,7 @@
 
     python studies/power_breakdown/run.py          # runs both sweeps, prints the README tables
 
-Each sweep file (`breakdown.toml`, `queue_depth.toml`) has the shape of the README, "Sweeps";
+Each sweep file (`breakdown.toml`, `queue_depth.toml`) has the shape the README's "Sweeps" section describes;
 until `ssdtwin sweep` runs them, `run_sweep` here expands their `[grid]` (cartesian product) and
 `[zip]` (varied together) over the base scenario and calls `ssdtwin.run` per point.
 """
