@@ -61,7 +61,7 @@ impl Controller {
     /// Starts the next operation on `die` if it is idle.
     pub(super) fn try_start<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
-        if state.running.is_some() {
+        if state.running.is_some() || state.held {
             return;
         }
         let op = if let Some(array) = state.array.as_mut() {
@@ -88,6 +88,14 @@ impl Controller {
             let Some(choice) = scheduler.choose(&state.queues, &self.ops.items, cx.now) else {
                 return;
             };
+            // Cache read: while the cache register holds data, the array takes reads only.
+            let chosen = match choice {
+                Choice::Host(index) => state.queues.host[index],
+                Choice::Internal => state.queues.internal[0],
+            };
+            if state.output.is_some() && !self.ops[chosen].kind.is_array_read() {
+                return;
+            }
             match choice {
                 Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
                 Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
@@ -100,7 +108,9 @@ impl Controller {
     fn start_op<O: Observer>(&mut self, die: u32, op: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
         state.running = Some(op);
-        state.busy_since = cx.now;
+        if state.output.is_none() {
+            state.busy_since = cx.now;
+        }
         let need = match self.ops[op].kind {
             OpKind::HostRead { transaction } => {
                 // Serve every queued host read of the same page with this one sense.
@@ -171,11 +181,18 @@ impl Controller {
 
     /// The channel's grant ended with dies waiting: the next one goes on.
     pub fn on_channel_free<O: Observer>(&mut self, channel: u32, cx: &mut Context<O>) {
-        let Some(die) = self.channels[channel as usize].next_waiter() else {
+        let Some((die, need)) = self.channels[channel as usize].next_waiter() else {
             return;
         };
-        let need = self.dies[die as usize].waiting.take().expect("a waiting die");
-        self.granted(die, need, cx);
+        let state = &mut self.dies[die as usize];
+        if need == Need::Data && state.output_waiting {
+            state.output_waiting = false;
+            self.grant_output(die, cx);
+        } else {
+            let waited = state.waiting.take().expect("a waiting die");
+            debug_assert_eq!(waited, need);
+            self.granted(die, need, cx);
+        }
         if let Some(at) = self.channels[channel as usize].rearm() {
             cx.events.schedule(at, Event::ChannelFree { channel });
         }
@@ -256,25 +273,73 @@ impl Controller {
                 cx.events.schedule(sensing + t_read, Event::ReadSensed { die });
             }
             (_, Need::Data) => {
-                // A read's data out: only the codewords it needs (column addressing).
-                let units = match kind {
-                    OpKind::HostRead { .. } => self.dies[die as usize].batch.len() as u32,
-                    OpKind::GcRead { units, .. } => units,
-                    _ => 1,
-                };
-                let transfer = self.timing.read_transfer(units);
-                let done = channel.occupy(now, chip, transfer);
-                // `DieDone` at `done` hands the channel on (`on_die_done`).
-                channel.owner_hands_on();
-                let bytes = u64::from(units) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
-                cx.events.schedule(done, Event::DieDone { die });
+                let batch = self.dies[die as usize].batch.len() as u32;
+                self.data_out(die, kind, batch, cx);
             }
         }
     }
 
-    /// Sensed data waits in the page register for the channel.
+    /// A read's data out, granted now: only the codewords it needs (column addressing).
+    fn data_out<O: Observer>(&mut self, die: u32, kind: OpKind, batch: u32, cx: &mut Context<O>) {
+        let units = match kind {
+            OpKind::HostRead { .. } => batch,
+            OpKind::GcRead { units, .. } => units,
+            _ => 1,
+        };
+        let chip = self.geometry.chip_of_die(die);
+        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
+        let transfer = self.timing.read_transfer(units);
+        let done = channel.occupy(cx.now, chip, transfer);
+        // `DieDone` at `done` hands the channel on (`on_die_done`).
+        channel.owner_hands_on();
+        let bytes = u64::from(units) * self.geometry.unit_bytes;
+        report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
+        cx.events.schedule(done, Event::DieDone { die });
+    }
+
+    /// Cache read: the data of the die's `output` read goes out now.
+    fn grant_output<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
+        let state = &self.dies[die as usize];
+        let op = state.output.expect("a read in the cache register");
+        let batch = state.output_batch.len() as u32;
+        self.data_out(die, self.ops[op].kind, batch, cx);
+    }
+
+    /// Cache read: the running read's data moves into the cache register and the array takes the
+    /// next read at once, whose command cycles go before this data out (READ CACHE 31h: the next
+    /// page is sensed while this one goes out); then the data asks for the channel.
+    fn move_to_output<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
+        let channel = self.geometry.channel_of_die(die);
+        let state = &mut self.dies[die as usize];
+        state.output = state.running.take();
+        state.held = false;
+        std::mem::swap(&mut state.batch, &mut state.output_batch);
+        self.try_start(die, cx);
+        match self.channels[channel as usize].request(cx.now, die, Need::Data) {
+            Grant::Now => self.grant_output(die, cx),
+            Grant::Wait { wake } => {
+                cx.die(StateChange::DieSensed { die });
+                self.dies[die as usize].output_waiting = true;
+                if let Some(at) = wake {
+                    cx.events.schedule(at, Event::ChannelFree { channel });
+                }
+            }
+        }
+    }
+
+    /// Sensed data waits in the page register for the channel (with cache read: in the cache
+    /// register, or in the page register while the cache register is busy).
     pub fn on_read_sensed<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
+        let state = &mut self.dies[die as usize];
+        if self.cache_read && state.array.is_none() {
+            if state.output.is_some() {
+                state.held = true;
+                cx.die(StateChange::DieSensed { die });
+            } else {
+                self.move_to_output(die, cx);
+            }
+            return;
+        }
         let channel = self.geometry.channel_of_die(die) as usize;
         if !self.channels[channel].is_free(cx.now) {
             cx.die(StateChange::DieSensed { die });
@@ -285,28 +350,40 @@ impl Controller {
     /// `die` finished its operation: account for it, then start the next and admit more.
     pub fn on_die_done<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
         let state = &mut self.dies[die as usize];
-        let op = state.running.take().expect("an operation is running");
-        state.busy += cx.now.since(state.busy_since);
-        cx.die(StateChange::DieOpEnd { die });
+        // With cache read, a data out that ends is the cache register's read; the array may be
+        // sensing the next one.
+        let from_output = state.output.is_some();
+        let op = match state.output.take() {
+            Some(op) => op,
+            None => state.running.take().expect("an operation is running"),
+        };
+        if state.running.is_none() {
+            state.busy += cx.now.since(state.busy_since);
+            cx.die(StateChange::DieOpEnd { die });
+        } else {
+            cx.die(StateChange::DieSensed { die });
+        }
         let kind = self.ops.remove(op).kind;
-        let data_out = matches!(
-            kind,
-            OpKind::HostRead { .. }
-                | OpKind::GcRead { .. }
-                | OpKind::CopyRead { .. }
-                | OpKind::Probe {
-                    action: ProbeAction::Read { .. },
-                    ..
-                }
-        );
+        let data_out = kind.is_array_read();
         match kind {
             OpKind::HostRead { .. } => {
-                let served = std::mem::take(&mut self.dies[die as usize].batch);
-                self.dies[die as usize].host_slots -= served.len() as u32;
+                let state = &mut self.dies[die as usize];
+                let batch = if from_output {
+                    &mut state.output_batch
+                } else {
+                    &mut state.batch
+                };
+                let served = std::mem::take(batch);
+                state.host_slots -= served.len() as u32;
                 for &transaction in &served {
                     self.finish_read_transaction(transaction, cx);
                 }
-                self.dies[die as usize].batch = served;
+                let state = &mut self.dies[die as usize];
+                if from_output {
+                    state.output_batch = served;
+                } else {
+                    state.batch = served;
+                }
             }
             OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page, cx),
             OpKind::CopyRead { .. } => {}
@@ -327,6 +404,9 @@ impl Controller {
             }
             OpKind::Erase { block } => self.on_erase_done(block, cx),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
+        }
+        if self.dies[die as usize].held {
+            self.move_to_output(die, cx);
         }
         self.try_start(die, cx);
         // A read's data out just ended: its die hands the channel on to the next waiting die.

@@ -31,7 +31,7 @@ use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
 use crate::base::slab::Slab;
 use crate::base::time::{Duration, Time};
-use crate::flash::params::SuspendConfig;
+use crate::flash::params::{FlashConfig, SuspendConfig};
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
@@ -50,6 +50,8 @@ pub struct Controller {
     pub dies: Vec<Die>,
     scheduler: Scheduler,
     suspend_config: SuspendConfig,
+    /// ONFI cache read (`flash.cache_read`).
+    cache_read: bool,
     /// Host commands in flight; the host inserts and removes them.
     pub commands: Slab<Command>,
     transactions: Slab<Transaction>,
@@ -80,13 +82,12 @@ impl Controller {
     /// count against what one program needs.
     pub fn new(
         config: &ControllerConfig,
-        flash: (&SuspendConfig, Duration),
+        flash: &FlashConfig,
         geometry: Geometry,
         timing: Timing,
         ftl: Ftl,
         flash_rng: Rng,
     ) -> Result<Controller, ConfigError> {
-        let (suspend, channel_switch_time) = flash;
         let units_per_program = geometry.units_per_page * ftl.targets()[0].plane_count;
         if config.frame_buffer < units_per_program {
             return Err(ConfigError::new(
@@ -109,10 +110,11 @@ impl Controller {
             reads_in_flight: 0,
         };
         Ok(Controller {
-            channels: vec![Channel::new(channel_switch_time); geometry.channels as usize],
+            channels: vec![Channel::new(flash.channel_switch_time); geometry.channels as usize],
             dies: (0..geometry.dies).map(|_| Die::default()).collect(),
             scheduler: Scheduler::new(config),
-            suspend_config: suspend.clone(),
+            suspend_config: flash.suspend.clone(),
+            cache_read: flash.cache_read,
             commands: Slab::default(),
             transactions: Slab::default(),
             ops: Slab::default(),

@@ -86,6 +86,20 @@ pub enum ProbeAction {
 }
 
 impl OpKind {
+    /// An operation that senses a page and moves its data out (host, GC, copy or harness read).
+    pub fn is_array_read(&self) -> bool {
+        matches!(
+            self,
+            OpKind::HostRead { .. }
+                | OpKind::GcRead { .. }
+                | OpKind::CopyRead { .. }
+                | OpKind::Probe {
+                    action: ProbeAction::Read { .. },
+                    ..
+                }
+        )
+    }
+
     /// A host read (or a harness read): what may overtake programs and suspend them.
     pub fn is_host_read(&self) -> bool {
         matches!(
@@ -135,6 +149,16 @@ pub struct Die {
     pub generation: u32,
     /// What the running operation waits for on the channel, if it waits.
     pub waiting: Option<Need>,
+    /// Cache read: a read whose data sits in the cache register, waiting for or in its data out,
+    /// while the array may sense the next read.
+    pub output: Option<u32>,
+    /// Transactions served by the `output` read.
+    pub output_batch: Vec<u32>,
+    /// The `output` read waits for the channel.
+    pub output_waiting: bool,
+    /// Cache read: the running read has sensed, but the cache register is still busy, so its data
+    /// waits in the page register and the array can take nothing new.
+    pub held: bool,
     /// Page type of the running read (its sense time).
     pub page_type: u8,
 }

@@ -121,11 +121,15 @@ impl Channel {
         hand_on && !(self.commands.is_empty() && self.data.is_empty())
     }
 
-    /// At the channel-free event: the next waiting die (command cycles first).
+    /// At the channel-free event: the next waiting die and what it waits for (command cycles
+    /// first).
     #[inline]
-    pub fn next_waiter(&mut self) -> Option<u32> {
+    pub fn next_waiter(&mut self) -> Option<(u32, Need)> {
         self.wake_pending = false;
-        self.commands.pop_front().or_else(|| self.data.pop_front())
+        match self.commands.pop_front() {
+            Some(die) => Some((die, Need::Command)),
+            None => self.data.pop_front().map(|die| (die, Need::Data)),
+        }
     }
 
     /// After a grant made at the channel-free event: when to wake again, if dies still wait.
@@ -158,10 +162,10 @@ mod tests {
             "the first waiter schedules the wake-up at the end of the grant"
         );
         assert_eq!(channel.request(at(130), 2, Need::Data), Grant::Wait { wake: None });
-        assert_eq!(channel.next_waiter(), Some(1));
+        assert_eq!(channel.next_waiter(), Some((1, Need::Data)));
         assert_eq!(channel.occupy(at(150), 0, Duration::from_nanos(50)), at(200));
         assert_eq!(channel.rearm(), Some(at(200)));
-        assert_eq!(channel.next_waiter(), Some(2));
+        assert_eq!(channel.next_waiter(), Some((2, Need::Data)));
         assert_eq!(channel.occupy(at(200), 0, Duration::from_nanos(10)), at(210));
         assert_eq!(channel.rearm(), None);
         assert_eq!(channel.busy, Duration::from_nanos(110));
@@ -174,7 +178,7 @@ mod tests {
         channel.owner_hands_on();
         assert_eq!(channel.request(at(10), 1, Need::Command), Grant::Wait { wake: None });
         assert!(channel.take_hand_on(), "a die waits: the owner hands the channel on");
-        assert_eq!(channel.next_waiter(), Some(1));
+        assert_eq!(channel.next_waiter(), Some((1, Need::Command)));
         channel.occupy(at(100), 0, Duration::from_nanos(10));
         assert!(
             !channel.take_hand_on(),
@@ -190,9 +194,13 @@ mod tests {
         channel.request(at(1), 1, Need::Data);
         channel.request(at(2), 2, Need::Data);
         channel.request(at(3), 3, Need::Command);
-        assert_eq!(channel.next_waiter(), Some(3), "the command goes between two transfers");
-        assert_eq!(channel.next_waiter(), Some(1));
-        assert_eq!(channel.next_waiter(), Some(2));
+        assert_eq!(
+            channel.next_waiter(),
+            Some((3, Need::Command)),
+            "the command goes between two transfers"
+        );
+        assert_eq!(channel.next_waiter(), Some((1, Need::Data)));
+        assert_eq!(channel.next_waiter(), Some((2, Need::Data)));
     }
 
     #[test]

@@ -126,6 +126,11 @@ pub struct FlashConfig {
     /// read (before data out) and every program (after data in); the die is busy, the channel
     /// free (Cho et al., section IV-B: 82 us). 0 turns it off [duration].
     pub page_register_time: Duration,
+    /// ONFI cache read (READ CACHE, 31h): a die moves sensed data into its cache register and
+    /// senses its next read while the data goes out, so its data out overlaps the next t_R (ONFI
+    /// 4.0, section 5.13 [A]: not all parts or controllers use it). Applies to dies with no
+    /// program or erase suspended; a program or erase waits until the cache register is empty.
+    pub cache_read: bool,
     /// Program and erase suspend (`[flash.suspend]`).
     pub suspend: SuspendConfig,
 }
@@ -151,6 +156,7 @@ impl Default for FlashConfig {
             program_time_spread: 0.0,
             channel_switch_time: Duration::ZERO,
             page_register_time: Duration::ZERO,
+            cache_read: false,
             suspend: SuspendConfig::default(),
         }
     }

@@ -83,7 +83,7 @@ impl Simulation {
         let span_units = span_units(scenario, ftl.logical_units(), geometry.unit_bytes)?;
         let controller = Controller::new(
             &scenario.controller,
-            (&scenario.flash.suspend, scenario.flash.channel_switch_time),
+            &scenario.flash,
             geometry,
             timing,
             ftl,

@@ -198,7 +198,13 @@ pub(crate) fn bounds(scenario: &Scenario, kind: Kind) -> Bounds {
         Kind::Read => per_type_mean(scenario, |t| flash.t_read.for_type(t).as_secs_f64()),
         Kind::Write => per_type_mean(scenario, |t| flash.t_program.for_type(t).as_secs_f64()),
     };
-    let die_time = command + data + register + array;
+    // With cache read the data out of one read overlaps the sensing of the next (a die's cycle is
+    // its command cycles, then the longer of the sense and the data out).
+    let die_time = if kind == Kind::Read && flash.cache_read {
+        command + (register + array).max(data)
+    } else {
+        command + data + register + array
+    };
     let channel_time = command + data;
     let channels = f64::from(flash.channels);
     let dies = channels * f64::from(flash.chips_per_channel * flash.dies_per_chip);

@@ -147,3 +147,25 @@ fn default_die_queues_lose_only_to_head_of_line_blocking() {
         );
     }
 }
+
+/// With ONFI cache read the next read's t_R overlaps the data out, so a die reads every
+/// t_CMD + max(t_R, data out): the same table reaches that higher bound within 5%.
+#[test]
+fn cache_read_reaches_the_overlapped_die_bound() {
+    let drives: Vec<Drive> = main_table()
+        .into_iter()
+        .map(|drive| Drive {
+            corner: "cache read",
+            settings: &["flash.cache_read=true"],
+            ..drive
+        })
+        .collect();
+    let failures = check_table(Kind::Read, &drives);
+    assert!(failures.is_empty(), "{failures}");
+    let one_die = &drives[0];
+    let (plain, cached) = (saturated(Kind::Read, &main_table()[0]), saturated(Kind::Read, one_die));
+    assert!(
+        run(&cached).iops > 1.1 * run(&plain).iops,
+        "a lone die gains the data out's time from cache read"
+    );
+}

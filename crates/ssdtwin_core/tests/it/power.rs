@@ -258,6 +258,65 @@ fn saturated_random_reads_draw_the_dies_duty_cycle_power() {
 }
 
 #[test]
+fn cache_read_overlaps_the_data_out_current_with_the_next_sense() {
+    // The same die-bound reads with cache read: the data out runs during the next sense, so a
+    // die's cycle is command + t_R and its I/O current adds to the sensing current meanwhile.
+    let scenario = scenario(&[
+        "flash.channels=4",
+        "flash.dies_per_chip=1",
+        "flash.cache_read=true",
+        "host.queue_depth=64",
+        "workload.read_fraction=1.0",
+        "workload.io_count=20000",
+        "flash.t_read=\"100us\"",
+        "power.read_profile=[[0.2, 2.0], [0.8, 0.75]]",
+    ]);
+    let report = run(&scenario);
+    let powers = die_powers(&scenario);
+    let command = scenario.flash.command_time.as_secs_f64();
+    let t_read = 100e-6;
+    let transfer = channel_data_time(&scenario, 1).as_secs_f64();
+    let cycle = command + t_read;
+    let per_die = (powers.bus_idle * command + powers.read_average * t_read + powers.io_read * transfer) / cycle;
+    let expected = f64::from(dies(&scenario)) * per_die;
+    assert!(report.queues.die_utilization > 0.97, "the dies are saturated");
+    assert!(
+        relative_error(report.iops, f64::from(dies(&scenario)) / cycle) < 0.03,
+        "{} IOPS against {} dies / (t_CMD + t_R)",
+        report.iops,
+        dies(&scenario)
+    );
+    assert!(
+        relative_error(report.power_w.nand_avg, expected) < 0.03,
+        "NAND average {} W vs {expected} W",
+        report.power_w.nand_avg
+    );
+}
+
+#[test]
+fn cache_read_with_writes_gc_and_suspend_keeps_power_and_ftl_consistent() {
+    // Reads overlap data out with the next sense, programs wait for the cache register, GC runs
+    // and programs suspend for reads: the power model's own checks (debug assertions on every die
+    // operation's end) hold, the FTL invariants hold, and the energies are positive.
+    let scenario = scenario(&[
+        "flash.cache_read=true",
+        "flash.suspend.program=true",
+        "workload.read_fraction=0.5",
+        "workload.precondition=steady",
+        "workload.io_count=30000",
+        "host.queue_depth=32",
+    ]);
+    let mut simulation = ssdtwin_core::Simulation::new(&scenario).expect("valid scenario");
+    let report = simulation.run(&mut |_| true).expect("the run completes");
+    simulation.ftl().check_invariants().expect("FTL invariants");
+    assert!(
+        report.flash.gc_programs > 0 && report.suspend.program > 0,
+        "GC and suspend ran"
+    );
+    assert!(report.energy_j.nand > 0.0 && report.power_w.nand_peak >= report.power_w.nand_avg);
+}
+
+#[test]
 fn power_off_reports_zeros_and_changes_nothing_else() {
     let on = run(&scenario(&["workload.read_fraction=0.5", "host.queue_depth=8"]));
     let off = run(&scenario(&[
