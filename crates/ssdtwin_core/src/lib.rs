@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod observe;
 pub mod power;
 pub mod sim;
+pub mod thermal;
 pub mod workload;
 
 pub use base::error::ConfigError;
