@@ -7,7 +7,7 @@
 //! Layers, lowest first; a module imports only modules below it (`tests/it/layers.rs` checks):
 //! `base` (time, units, random numbers, the config error), `observe` (what components report to
 //! observers), the components `flash` → `ftl` → `controller` → `host` → `workload`, the observers
-//! `power` and `metrics` beside them (they import only `base` and `observe`), the engine `sim`,
+//! `power`, `metrics` and `thermal` beside them (they import only `base` and `observe`), the engine `sim`,
 //! and the scenario parser `config` on top.
 
 pub mod base;
@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod observe;
 pub mod power;
 pub mod sim;
+pub mod thermal;
 pub mod workload;
 
 pub use base::error::ConfigError;

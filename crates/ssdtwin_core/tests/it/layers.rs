@@ -34,7 +34,7 @@ fn rank(module: &str) -> Option<u32> {
         "controller" => 4,
         "host" => 5,
         "workload" => 6,
-        "power" | "metrics" => 7,
+        "power" | "metrics" | "thermal" => 7,
         "sim" => 8,
         "config" => 9,
         "" => 10,
@@ -43,7 +43,7 @@ fn rank(module: &str) -> Option<u32> {
 }
 
 fn is_observer(module: &str) -> bool {
-    matches!(module, "power" | "metrics")
+    matches!(module, "power" | "metrics" | "thermal")
 }
 
 fn is_component(module: &str) -> bool {

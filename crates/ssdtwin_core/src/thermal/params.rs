@@ -1,0 +1,355 @@
+//! Parameters of the thermal model (docs/models/thermal.md): the lumped RC network of an M.2 2280
+//! board with its NAND packages, controller, DRAM, PCB and an optional heatsink, and its topology
+//! (which node connects to which, through which resistance).
+//!
+//! Declared once, with unit, default and source; unknown keys are rejected. The defaults are the
+//! team's reference network (docs/models/thermal.md, "Default parameters"): capacitances derived
+//! from package volumes and volumetric heat capacities [D], package-to-board resistances of the
+//! order of a generic PBGA's θJB [P: TI TMS320C6742 datasheet, thermal table], board-to-ambient
+//! resistance from convection plus conduction to the motherboard [D]. Not yet part of `Scenario`:
+//! the engine does not build a network today, so `validate` is called by whoever builds one.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::base::error::ConfigError;
+
+/// The thermal model (docs/models/thermal.md): an RC network whose nodes are the controller, the
+/// NAND packages, the DRAM package, the PCB and optionally a heatsink, with ambient as a fixed
+/// boundary temperature. A resistance of `inf` removes its path.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermalConfig {
+    /// Model temperatures at all. Default false (the engine does not feed the network yet).
+    pub enabled: bool,
+    /// Ambient temperature inside the chassis, the boundary condition [°C]. Default 35
+    /// (docs/models/thermal.md [A]; 25–55 °C is the expected range).
+    pub ambient_c: f64,
+    /// Number of NAND packages on the board [packages]. Default 4 (an M.2 2280 board).
+    pub nand_packages: u32,
+    /// Add a heatsink node on top of the packages. Default false (a bare M.2 board).
+    pub heatsink: bool,
+    /// Heat capacities of the nodes [J/K].
+    pub capacitance_j_per_k: ThermalCapacitances,
+    /// Thermal resistances between nodes and to ambient [K/W].
+    pub resistance_k_per_w: ThermalResistances,
+}
+
+/// Heat capacity of each node [J/K]; each must be positive.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermalCapacitances {
+    /// Controller package [J/K]. Default 0.5 [D: ~0.3 cm³ × 1.8 J/(cm³·K)].
+    pub controller: f64,
+    /// One NAND package (12×18×1.2 mm BGA) [J/K]. Default 0.45 [D: 2.6e-7 m³ × 1.7e6 J/(m³·K),
+    /// mold compound and silicon].
+    pub nand_package: f64,
+    /// DRAM package [J/K]. Default 0.2 [D].
+    pub dram: f64,
+    /// PCB with its connector and the small components on it [J/K]. Default 10 [D: FR-4 2280
+    /// board 1.4 cm³ × 2.0 J/(cm³·K) ≈ 2.9 J/K, plus components and mounting; coupling to the
+    /// motherboard raises the effective value].
+    pub pcb: f64,
+    /// Heatsink, used when `thermal.heatsink` is true [J/K]. Default 9 [D: ~10 g of aluminium ×
+    /// 0.9 J/(g·K)].
+    pub heatsink: f64,
+}
+
+/// Thermal resistance of each path [K/W]; each must be positive, `inf` removes the path.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThermalResistances {
+    /// Controller package to PCB, through its balls [K/W]. Default 8 [P: order of a generic
+    /// PBGA's θJB on a JEDEC 2S2P board, 11.3 K/W, TI TMS320C6742 datasheet].
+    pub controller_to_pcb: f64,
+    /// Each NAND package to PCB, through its balls [K/W]. Default 10 [P: as `controller_to_pcb`].
+    pub nand_to_pcb: f64,
+    /// DRAM package to PCB, through its balls [K/W]. Default 12 [P: as `controller_to_pcb`].
+    pub dram_to_pcb: f64,
+    /// Between neighbouring NAND packages, in-plane through the PCB copper; packages form a
+    /// chain [K/W]. Default 15 [A].
+    pub nand_lateral: f64,
+    /// PCB to ambient: convection from both sides in parallel with conduction through the
+    /// connector and screw to the motherboard [K/W]. Default 8 [D: convection alone
+    /// 1/(10 W/(m²·K) × 3.5e-3 m²) ≈ 28 K/W, in parallel with ~15–20 K/W of conduction [A]; 5
+    /// with airflow, 15 in a closed laptop].
+    pub pcb_to_ambient: f64,
+    /// Top of each package to the air by natural convection, without a heatsink [K/W].
+    /// Default 300 [D: 1/(h·A), h ≈ 10 W/(m²·K), A ≈ 2.2e-4 m²].
+    pub package_top_to_ambient: f64,
+    /// Top of each package to the heatsink through a thermal pad, replacing
+    /// `package_top_to_ambient` when `thermal.heatsink` is true [K/W]. Default 3 [A].
+    pub package_to_heatsink: f64,
+    /// Heatsink to ambient by natural convection [K/W]. Default 20 [A: 1/(h·A) with h ≈ 10
+    /// W/(m²·K) and ~5e-3 m² of fin area].
+    pub heatsink_to_ambient: f64,
+}
+
+impl Default for ThermalConfig {
+    fn default() -> Self {
+        ThermalConfig {
+            enabled: false,
+            ambient_c: 35.0,
+            nand_packages: 4,
+            heatsink: false,
+            capacitance_j_per_k: ThermalCapacitances::default(),
+            resistance_k_per_w: ThermalResistances::default(),
+        }
+    }
+}
+
+impl Default for ThermalCapacitances {
+    fn default() -> Self {
+        ThermalCapacitances {
+            controller: 0.5,
+            nand_package: 0.45,
+            dram: 0.2,
+            pcb: 10.0,
+            heatsink: 9.0,
+        }
+    }
+}
+
+impl Default for ThermalResistances {
+    fn default() -> Self {
+        ThermalResistances {
+            controller_to_pcb: 8.0,
+            nand_to_pcb: 10.0,
+            dram_to_pcb: 12.0,
+            nand_lateral: 15.0,
+            pcb_to_ambient: 8.0,
+            package_top_to_ambient: 300.0,
+            package_to_heatsink: 3.0,
+            heatsink_to_ambient: 20.0,
+        }
+    }
+}
+
+/// A node of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Node {
+    Controller,
+    /// NAND package `i` (0-based).
+    Nand(usize),
+    Dram,
+    Pcb,
+    /// Present only with `thermal.heatsink`.
+    Heatsink,
+}
+
+impl Node {
+    /// The node's name in reports and errors (`controller`, `nand_0`, …).
+    pub fn name(self) -> String {
+        match self {
+            Node::Controller => "controller".into(),
+            Node::Nand(i) => format!("nand_{i}"),
+            Node::Dram => "dram".into(),
+            Node::Pcb => "pcb".into(),
+            Node::Heatsink => "heatsink".into(),
+        }
+    }
+}
+
+/// A thermal resistance between node `a` and node `b`, or ambient when `b` is `None`, with the
+/// key that sets it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Link {
+    pub a: usize,
+    pub b: Option<usize>,
+    /// [K/W]; infinite for an open path.
+    pub resistance_k_per_w: f64,
+    /// Dotted key of the resistance, e.g. `thermal.resistance_k_per_w.nand_to_pcb`.
+    pub key: &'static str,
+}
+
+/// The network's nodes in index order, their capacitances [J/K] and the capacitance keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub nodes: Vec<Node>,
+    pub capacitance_j_per_k: Vec<f64>,
+    pub capacitance_keys: Vec<&'static str>,
+    pub links: Vec<Link>,
+}
+
+impl ThermalConfig {
+    /// The nodes and links this configuration describes: the controller (index 0), the NAND
+    /// packages (1..=n), DRAM, PCB, then the heatsink if present. Every package sits on the PCB;
+    /// NAND packages are chained laterally; each package's top goes to the heatsink if there is
+    /// one, to the air otherwise; PCB and heatsink go to ambient.
+    pub fn layout(&self) -> Layout {
+        let c = &self.capacitance_j_per_k;
+        let r = &self.resistance_k_per_w;
+        let n = self.nand_packages as usize;
+        let mut nodes = vec![Node::Controller];
+        nodes.extend((0..n).map(Node::Nand));
+        nodes.extend([Node::Dram, Node::Pcb]);
+        let mut capacitance_j_per_k = vec![c.controller];
+        capacitance_j_per_k.resize(1 + n, c.nand_package);
+        capacitance_j_per_k.extend([c.dram, c.pcb]);
+        let mut capacitance_keys = vec!["thermal.capacitance_j_per_k.controller"];
+        capacitance_keys.resize(1 + n, "thermal.capacitance_j_per_k.nand_package");
+        capacitance_keys.extend(["thermal.capacitance_j_per_k.dram", "thermal.capacitance_j_per_k.pcb"]);
+        let dram = n + 1;
+        let pcb = n + 2;
+        let heatsink = self.heatsink.then(|| {
+            nodes.push(Node::Heatsink);
+            capacitance_j_per_k.push(c.heatsink);
+            capacitance_keys.push("thermal.capacitance_j_per_k.heatsink");
+            n + 3
+        });
+        let link = |a, b, resistance_k_per_w, key| Link {
+            a,
+            b,
+            resistance_k_per_w,
+            key,
+        };
+        let mut links = vec![link(
+            0,
+            Some(pcb),
+            r.controller_to_pcb,
+            "thermal.resistance_k_per_w.controller_to_pcb",
+        )];
+        for i in 1..=n {
+            links.push(link(
+                i,
+                Some(pcb),
+                r.nand_to_pcb,
+                "thermal.resistance_k_per_w.nand_to_pcb",
+            ));
+            if i < n {
+                links.push(link(
+                    i,
+                    Some(i + 1),
+                    r.nand_lateral,
+                    "thermal.resistance_k_per_w.nand_lateral",
+                ));
+            }
+        }
+        links.push(link(
+            dram,
+            Some(pcb),
+            r.dram_to_pcb,
+            "thermal.resistance_k_per_w.dram_to_pcb",
+        ));
+        links.push(link(
+            pcb,
+            None,
+            r.pcb_to_ambient,
+            "thermal.resistance_k_per_w.pcb_to_ambient",
+        ));
+        for package in 0..=dram {
+            links.push(match heatsink {
+                Some(h) => link(
+                    package,
+                    Some(h),
+                    r.package_to_heatsink,
+                    "thermal.resistance_k_per_w.package_to_heatsink",
+                ),
+                None => link(
+                    package,
+                    None,
+                    r.package_top_to_ambient,
+                    "thermal.resistance_k_per_w.package_top_to_ambient",
+                ),
+            });
+        }
+        if let Some(h) = heatsink {
+            links.push(link(
+                h,
+                None,
+                r.heatsink_to_ambient,
+                "thermal.resistance_k_per_w.heatsink_to_ambient",
+            ));
+        }
+        Layout {
+            nodes,
+            capacitance_j_per_k,
+            capacitance_keys,
+            links,
+        }
+    }
+
+    /// Range checks: a finite ambient, at least one NAND package, finite positive capacitances,
+    /// positive resistances (`inf` allowed: an open path), and a path to ambient from every node.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !self.ambient_c.is_finite() {
+            return Err(ConfigError::new(
+                "thermal.ambient_c",
+                format!("{} is not a temperature [°C]", self.ambient_c),
+            ));
+        }
+        if self.nand_packages == 0 {
+            return Err(ConfigError::new(
+                "thermal.nand_packages",
+                "0 packages: at least 1 is needed",
+            ));
+        }
+        let layout = self.layout();
+        for (&capacitance, &key) in layout.capacitance_j_per_k.iter().zip(&layout.capacitance_keys) {
+            if !(capacitance > 0.0 && capacitance.is_finite()) {
+                return Err(ConfigError::new(
+                    key,
+                    format!("{capacitance} J/K: a capacitance must be positive and finite"),
+                ));
+            }
+        }
+        for link in &layout.links {
+            if link.resistance_k_per_w.is_nan() || link.resistance_k_per_w <= 0.0 {
+                return Err(ConfigError::new(
+                    link.key,
+                    format!(
+                        "{} K/W: a resistance must be positive (`inf` removes the path)",
+                        link.resistance_k_per_w
+                    ),
+                ));
+            }
+        }
+        // Every node must reach ambient through finite resistances, or its temperature under any
+        // power grows without bound (G would be singular).
+        let closed = |link: &&Link| link.resistance_k_per_w.is_finite();
+        let mut reached = vec![false; layout.nodes.len()];
+        for link in layout.links.iter().filter(closed).filter(|link| link.b.is_none()) {
+            reached[link.a] = true;
+        }
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for link in layout.links.iter().filter(closed) {
+                if let Some(b) = link.b {
+                    if reached[link.a] != reached[b] {
+                        reached[link.a] = true;
+                        reached[b] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        // The board first: when it is cut off, so is every package on it.
+        let isolated: Vec<Node> = layout
+            .nodes
+            .iter()
+            .zip(&reached)
+            .filter(|(_, &r)| !r)
+            .map(|(&node, _)| node)
+            .collect();
+        if let Some(&node) = isolated.iter().find(|&&node| node == Node::Pcb).or(isolated.first()) {
+            // Name the resistance that would give the node its way out: the board's (or the
+            // heatsink's) to ambient, or the package's to the board.
+            let key = match node {
+                Node::Controller => "thermal.resistance_k_per_w.controller_to_pcb",
+                Node::Nand(_) => "thermal.resistance_k_per_w.nand_to_pcb",
+                Node::Dram => "thermal.resistance_k_per_w.dram_to_pcb",
+                Node::Pcb => "thermal.resistance_k_per_w.pcb_to_ambient",
+                Node::Heatsink => "thermal.resistance_k_per_w.heatsink_to_ambient",
+            };
+            return Err(ConfigError::new(
+                key,
+                format!(
+                    "node `{}` has no path to ambient through finite resistances",
+                    node.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
