@@ -2,7 +2,7 @@
 //! the file-level import graph has no cycle.
 //!
 //! Layers, lowest first: `base` 0, `observe` 1, the components `flash` 2, `ftl` 3, `controller` 4,
-//! `host` 5, `workload` 6, the observers `power` and `metrics` beside them, the engine `sim` 8, the
+//! `host` 5, `workload` 6, the observers `power`, `metrics` and `thermal` beside them, the engine `sim` 8, the
 //! scenario parser `config` 9, the crate root `lib.rs` 10. A file may import modules of its rank or
 //! below; a component never imports an observer; an observer imports only `base`, `observe` and
 //! itself; nothing below `config` imports `config`.
