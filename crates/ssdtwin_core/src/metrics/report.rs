@@ -4,8 +4,6 @@
 use serde::Serialize;
 
 use super::jobs::JobReport;
-// Transitional: the latency summaries moved to `summary.rs`; the engine still names them here.
-pub use super::summary::{LatencyCdf, LatencyCdfReport, LatencyReport, LatencySummary};
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlashCounters {
