@@ -162,16 +162,24 @@ impl Controller {
                 ProbeAction::Erase => Need::Command,
             },
         };
-        self.request_channel(die, need, cx);
+        self.request_channel(die, need, Slot::Running, cx);
     }
 
-    /// `die` needs its channel: it goes on at once if the channel is free, else it waits.
-    fn request_channel<O: Observer>(&mut self, die: u32, need: Need, cx: &mut Context<O>) {
+    /// The die's operation in `slot` needs its channel: it goes on at once if the channel is
+    /// free, else it waits.
+    fn request_channel<O: Observer>(&mut self, die: u32, need: Need, slot: Slot, cx: &mut Context<O>) {
         let channel = self.geometry.channel_of_die(die);
         match self.channels[channel as usize].request(cx.now, die, need) {
-            Grant::Now => self.granted(die, need, cx),
+            Grant::Now => match slot {
+                Slot::Running => self.granted(die, need, cx),
+                Slot::Output => self.grant_output(die, cx),
+            },
             Grant::Wait { wake } => {
-                self.dies[die as usize].waiting = Some(need);
+                let state = &mut self.dies[die as usize];
+                match slot {
+                    Slot::Running => state.waiting = Some(need),
+                    Slot::Output => state.output_waiting = true,
+                }
                 if let Some(at) = wake {
                     cx.events.schedule(at, Event::ChannelFree { channel });
                 }
@@ -309,22 +317,22 @@ impl Controller {
     /// next read at once, whose command cycles go before this data out (READ CACHE 31h: the next
     /// page is sensed while this one goes out); then the data asks for the channel.
     fn move_to_output<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die);
         let state = &mut self.dies[die as usize];
         state.output = state.running.take();
         state.held = false;
         std::mem::swap(&mut state.batch, &mut state.output_batch);
         self.try_start(die, cx);
-        match self.channels[channel as usize].request(cx.now, die, Need::Data) {
-            Grant::Now => self.grant_output(die, cx),
-            Grant::Wait { wake } => {
-                cx.die(StateChange::DieSensed { die });
-                self.dies[die as usize].output_waiting = true;
-                if let Some(at) = wake {
-                    cx.events.schedule(at, Event::ChannelFree { channel });
-                }
-            }
+        self.request_data_out(die, Slot::Output, cx);
+    }
+
+    /// A sensed read's data asks for the channel; while it waits the die draws its bus-idle
+    /// current (the sense profile ends now).
+    fn request_data_out<O: Observer>(&mut self, die: u32, slot: Slot, cx: &mut Context<O>) {
+        let channel = self.geometry.channel_of_die(die) as usize;
+        if !self.channels[channel].is_free(cx.now) {
+            cx.die(StateChange::DieSensed { die });
         }
+        self.request_channel(die, Need::Data, slot, cx);
     }
 
     /// Sensed data waits in the page register for the channel (with cache read: in the cache
@@ -340,11 +348,7 @@ impl Controller {
             }
             return;
         }
-        let channel = self.geometry.channel_of_die(die) as usize;
-        if !self.channels[channel].is_free(cx.now) {
-            cx.die(StateChange::DieSensed { die });
-        }
-        self.request_channel(die, Need::Data, cx);
+        self.request_data_out(die, Slot::Running, cx);
     }
 
     /// `die` finished its operation: account for it, then start the next and admit more.
@@ -447,4 +451,12 @@ fn report_transfer<O: Observer>(
         direction,
     });
     cx.die(StateChange::DramAccess { bytes });
+}
+
+/// Which of a die's operations asks for the channel: the running one, or (cache read) the read
+/// whose data is in the cache register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Running,
+    Output,
 }

@@ -219,14 +219,14 @@ fn peaks_are_at_least_the_averages_under_a_mixed_workload() {
     assert!(relative_error(power.total_avg, components / scenario.power.regulator_efficiency) < 1e-9);
 }
 
-#[test]
-fn saturated_random_reads_draw_the_dies_duty_cycle_power() {
-    // Die-bound reads (100 us sensing, 10.8 us data out, one die per channel so no die waits for
-    // its channel): each die reads back to back, so the NAND average is the dies' read duty-cycle
-    // power within a few percent (start and end of the run are not saturated).
+/// Die-bound random reads: 100 us sensing with a two-level profile, 10.8 us data out, one die
+/// per channel so no die waits for its channel; with or without cache read.
+fn die_bound_reads(cache_read: bool) -> (Scenario, Report) {
+    let cache = format!("flash.cache_read={cache_read}");
     let scenario = scenario(&[
         "flash.channels=4",
         "flash.dies_per_chip=1",
+        cache.as_str(),
         "host.queue_depth=64",
         "workload.read_fraction=1.0",
         "workload.io_count=20000",
@@ -234,10 +234,24 @@ fn saturated_random_reads_draw_the_dies_duty_cycle_power() {
         "power.read_profile=[[0.2, 2.0], [0.8, 0.75]]",
     ]);
     let report = run(&scenario);
-    let powers = die_powers(&scenario);
+    (scenario, report)
+}
+
+/// Command cycles, sense time and one unit's data out of [`die_bound_reads`] [s].
+fn read_times(scenario: &Scenario) -> (f64, f64, f64) {
     let command = scenario.flash.command_time.as_secs_f64();
-    let t_read = 100e-6;
-    let transfer = channel_data_time(&scenario, 1).as_secs_f64();
+    let t_read = scenario.flash.t_read.for_type(0).as_secs_f64();
+    (command, t_read, channel_data_time(scenario, 1).as_secs_f64())
+}
+
+#[test]
+fn saturated_random_reads_draw_the_dies_duty_cycle_power() {
+    // Die-bound reads (100 us sensing, 10.8 us data out, one die per channel so no die waits for
+    // its channel): each die reads back to back, so the NAND average is the dies' read duty-cycle
+    // power within a few percent (start and end of the run are not saturated).
+    let (scenario, report) = die_bound_reads(false);
+    let powers = die_powers(&scenario);
+    let (command, t_read, transfer) = read_times(&scenario);
     let cycle = command + t_read + transfer;
     let per_die =
         (powers.bus_idle * command + powers.read_average * t_read + (powers.bus_idle + powers.io_read) * transfer)
@@ -261,21 +275,9 @@ fn saturated_random_reads_draw_the_dies_duty_cycle_power() {
 fn cache_read_overlaps_the_data_out_current_with_the_next_sense() {
     // The same die-bound reads with cache read: the data out runs during the next sense, so a
     // die's cycle is command + t_R and its I/O current adds to the sensing current meanwhile.
-    let scenario = scenario(&[
-        "flash.channels=4",
-        "flash.dies_per_chip=1",
-        "flash.cache_read=true",
-        "host.queue_depth=64",
-        "workload.read_fraction=1.0",
-        "workload.io_count=20000",
-        "flash.t_read=\"100us\"",
-        "power.read_profile=[[0.2, 2.0], [0.8, 0.75]]",
-    ]);
-    let report = run(&scenario);
+    let (scenario, report) = die_bound_reads(true);
     let powers = die_powers(&scenario);
-    let command = scenario.flash.command_time.as_secs_f64();
-    let t_read = 100e-6;
-    let transfer = channel_data_time(&scenario, 1).as_secs_f64();
+    let (command, t_read, transfer) = read_times(&scenario);
     let cycle = command + t_read;
     let per_die = (powers.bus_idle * command + powers.read_average * t_read + powers.io_read * transfer) / cycle;
     let expected = f64::from(dies(&scenario)) * per_die;
