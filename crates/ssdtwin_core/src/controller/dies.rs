@@ -167,6 +167,7 @@ impl Controller {
 
     /// The die's operation in `slot` needs its channel: it goes on at once if the channel is
     /// free, else it waits.
+    #[inline(always)]
     fn request_channel<O: Observer>(&mut self, die: u32, need: Need, slot: Slot, cx: &mut Context<O>) {
         let channel = self.geometry.channel_of_die(die);
         match self.channels[channel as usize].request(cx.now, die, need) {
@@ -327,6 +328,7 @@ impl Controller {
 
     /// A sensed read's data asks for the channel; while it waits the die draws its bus-idle
     /// current (the sense profile ends now).
+    #[inline(always)]
     fn request_data_out<O: Observer>(&mut self, die: u32, slot: Slot, cx: &mut Context<O>) {
         let channel = self.geometry.channel_of_die(die) as usize;
         if !self.channels[channel].is_free(cx.now) {
