@@ -60,6 +60,9 @@ pub enum StateChange {
     Command,
     /// `bytes` moved through controller DRAM.
     DramAccess { bytes: u64 },
+    /// The controller entered a power state drawing `scale` of its normal power (thermal
+    /// throttling).
+    ControllerPowerState { scale: f64 },
     /// A host command completed: `latency` from arrival, `service` from submission.
     HostCompletion {
         job: u32,
@@ -104,3 +107,19 @@ impl<O: Observer> Context<'_, O> {
         self.observers.change(self.now, change);
     }
 }
+
+/// Energy of each heat source of the drive, what the power observer hands the thermal one
+/// (through the engine): cumulative energies since the start [J], or powers [W] where a caller
+/// says so. Sorted the way the thermal network's nodes are: packages, controller, DRAM, board.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct NodeEnergy {
+    /// Each NAND package's dies (NAND core and I/O supplies).
+    pub packages: Vec<f64>,
+    /// The controller, its channel I/O (PHY) included.
+    pub controller: f64,
+    /// The DRAM.
+    pub dram: f64,
+    /// Everything else on the board: the other ICs and the regulator's loss.
+    pub board: f64,
+}
+

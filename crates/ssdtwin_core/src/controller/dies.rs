@@ -60,10 +60,15 @@ impl Controller {
 
     /// Starts the next operation on `die` if it is idle.
     pub(super) fn try_start<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
-        let state = &mut self.dies[die as usize];
+        let state = &self.dies[die as usize];
         if state.running.is_some() || state.held {
             return;
         }
+        // Thermal throttling: an idle die waits while its channel runs as many operations as allowed.
+        if self.array_cap != u32::MAX && !state.holds_operation() && self.channel_at_cap(die) {
+            return;
+        }
+        let state = &mut self.dies[die as usize];
         let op = if let Some(array) = state.array.as_mut() {
             // A suspended die serves waiting host reads only, then resumes.
             let ArrayState::Suspended { reads_served } = array.state else {
@@ -414,7 +419,11 @@ impl Controller {
         if self.dies[die as usize].held {
             self.move_to_output(die, cx);
         }
-        self.try_start(die, cx);
+        if self.array_cap == u32::MAX {
+            self.try_start(die, cx);
+        } else {
+            self.wake_channel(die, cx);
+        }
         // A read's data out just ended: its die hands the channel on to the next waiting die.
         let channel = self.geometry.channel_of_die(die);
         if data_out

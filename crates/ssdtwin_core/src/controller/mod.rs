@@ -12,12 +12,13 @@
 //! channels. Its handlers are split by concern: `admission.rs` (host queue, frame buffer, write
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies and
 //! channels, ONFI timing), `array.rs` (program/erase array phases and suspend), `gc.rs` (garbage
-//! collection as die operations), `tally.rs` (the counters it reports).
+//! collection as die operations), `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
 mod array;
 mod dies;
 mod gc;
+mod limits;
 mod mapped;
 pub mod ops;
 pub mod params;
@@ -61,6 +62,8 @@ pub struct Controller {
     host_queue: VecDeque<u32>,
     frame_buffer: u32,
     frame_used: u32,
+    /// Operations allowed at once per channel (thermal throttling; `u32::MAX`: no cap).
+    array_cap: u32,
     die_queue_depth: u32,
     buffer_read_time: Duration,
     head_blocked: bool,
@@ -122,6 +125,7 @@ impl Controller {
             host_queue: VecDeque::new(),
             frame_buffer: config.frame_buffer,
             frame_used: 0,
+            array_cap: u32::MAX,
             die_queue_depth: config.die_queue_depth,
             buffer_read_time: config.buffer_read_time,
             head_blocked: false,

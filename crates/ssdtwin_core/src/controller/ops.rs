@@ -163,6 +163,13 @@ pub struct Die {
     pub page_type: u8,
 }
 
+impl Die {
+    /// The die holds an operation: running, suspended, or with read data in its cache register.
+    pub fn holds_operation(&self) -> bool {
+        self.running.is_some() || self.array.is_some() || self.output.is_some()
+    }
+}
+
 /// Host data being gathered into one program.
 #[derive(Clone, Copy, Debug)]
 pub struct OpenProgram {

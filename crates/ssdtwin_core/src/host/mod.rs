@@ -75,6 +75,10 @@ pub struct Host {
     pub mode: HostMode,
     pub submission_interval: Duration,
     pub command_overhead: Duration,
+    /// `host.submission_interval` and `host.command_overhead` as configured (throttling raises
+    /// the first and, with the controller's clock, stretches the second).
+    pub configured_interval: Duration,
+    pub configured_overhead: Duration,
     /// Gap between open-loop arrivals.
     pub arrival_gap: Duration,
     /// Commands submitted and not completed.
@@ -113,6 +117,8 @@ impl Host {
             mode: config.mode,
             submission_interval: config.submission_interval,
             command_overhead: config.command_overhead,
+            configured_interval: config.submission_interval,
+            configured_overhead: config.command_overhead,
             arrival_gap: Duration::from_secs_f64(1.0 / config.arrival_rate),
             outstanding: 0,
             backlog: VecDeque::new(),

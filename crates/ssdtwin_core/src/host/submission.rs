@@ -56,6 +56,23 @@ impl Host {
         self.try_submit(controller, source, cx);
     }
 
+    /// Thermal throttling: from now on at most `queue_depth` commands in flight, at least
+    /// `interval` (or `host.submission_interval` if longer) between two submissions, and the
+    /// per-command firmware time stretched by `1 / clock` (the controller's power state). Submits
+    /// what the new limits allow at once.
+    pub fn apply_limits<O: Observer>(
+        &mut self,
+        (queue_depth, interval, clock): (u32, crate::base::time::Duration, f64),
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
+        self.queue_depth = queue_depth;
+        self.submission_interval = self.configured_interval.max(interval);
+        self.command_overhead = self.configured_overhead.scaled(1.0 / clock);
+        self.try_submit(controller, source, cx);
+    }
+
     /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
     fn try_submit<O: Observer>(
         &mut self,

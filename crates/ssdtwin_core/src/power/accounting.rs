@@ -4,7 +4,7 @@
 
 use std::cmp::Reverse;
 
-use super::meter::watts;
+use super::meter::{nanos_f64, watts};
 use super::report::{EnergyReport, PowerReport};
 use super::timeseries::TimeSeries;
 use super::PowerModel;
@@ -147,7 +147,7 @@ impl PowerModel {
         self.note_total(now);
         self.close_total();
         self.active_channels = active;
-        let power = self.controller_idle + self.controller_channel * f64::from(active);
+        let power = (self.controller_idle + self.controller_channel * f64::from(active)) * self.controller_scale;
         self.controller.set(now, power);
     }
 
@@ -225,6 +225,9 @@ impl PowerModel {
             if power != old_power {
                 self.nand_sum += power - old_power;
                 self.nand.set(now, watts(self.nand_sum));
+                if !self.packages.is_empty() {
+                    self.package_change(die, now, power - old_power);
+                }
             }
             if io_bus != old_io_bus {
                 self.io_bus_sum += io_bus - old_io_bus;
@@ -232,6 +235,15 @@ impl PowerModel {
             }
         }
         booking
+    }
+
+    /// The power of `die`'s package changes by `delta` [pW] at `now`.
+    #[inline(never)]
+    fn package_change(&mut self, die: u32, now: Time, delta: i64) {
+        let meter = &mut self.packages[self.die_package[die as usize] as usize];
+        meter.energy += meter.power as f64 * nanos_f64(now, meter.since);
+        meter.since = now;
+        meter.power += delta;
     }
 
     /// Moves the running profile of `die` past its segment boundaries at or before `now`.

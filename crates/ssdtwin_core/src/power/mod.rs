@@ -92,6 +92,20 @@ pub struct PowerModel {
     held_peak: i64,
     total_peak: f64,
     sampler: Sampler,
+    /// The controller's power as a fraction of normal (its NVMe power state, set by throttling).
+    controller_scale: f64,
+    /// NAND power per package, kept only when the thermal model asked for it (empty otherwise).
+    packages: Vec<PackageMeter>,
+    /// Package of each die (empty unless packages are kept).
+    die_package: Vec<u32>,
+}
+
+/// One NAND package's power [pW] and energy up to `since` [pW·ns].
+#[derive(Clone, Copy, Debug, Default)]
+struct PackageMeter {
+    power: i64,
+    since: Time,
+    energy: f64,
 }
 
 impl PowerModel {
@@ -170,7 +184,75 @@ impl PowerModel {
             held_peak: i64::MIN,
             total_peak: 0.0,
             sampler: Sampler::new(config.sample_interval),
+            controller_scale: 1.0,
+            packages: Vec::new(),
+            die_package: Vec::new(),
         }
+    }
+
+    /// Keeps the NAND power per package from now on (for the thermal model): die `d` is on
+    /// package `die_package[d]`.
+    pub fn track_packages(&mut self, die_package: Vec<u32>) {
+        assert_eq!(die_package.len(), self.dies.len(), "one package per die");
+        let count = die_package.iter().max().map_or(0, |&last| last as usize + 1);
+        self.packages = vec![PackageMeter::default(); count];
+        for (die, &package) in die_package.iter().enumerate() {
+            self.packages[package as usize].power += self.dies[die].power;
+        }
+        self.die_package = die_package;
+    }
+
+    /// Cumulative energy of each heat source up to `now` [J], after applying the changes due:
+    /// each package's dies, the controller with its channel I/O, the DRAM, and the board (other
+    /// ICs plus the regulator's loss). Their sum is the drive's input energy.
+    pub fn node_energy(&mut self, now: Time) -> crate::observe::NodeEnergy {
+        if !self.enabled {
+            return crate::observe::NodeEnergy::default();
+        }
+        self.advance(now);
+        let [nand, io_bus, controller, dram, other, total] = self.energies_at(now);
+        let packages: Vec<f64> = self
+            .packages
+            .iter()
+            .map(|meter| {
+                (meter.energy + meter.power as f64 * meter::nanos_f64(now, meter.since))
+                    * meter::WATTS_PER_PICOWATT
+                    * meter::JOULES_PER_WATT_NANOSECOND
+            })
+            .collect();
+        crate::observe::NodeEnergy {
+            packages,
+            controller: controller + io_bus,
+            dram,
+            board: other + (total - (nand + io_bus + controller + dram + other)),
+        }
+    }
+
+    /// The idle drive's power per heat source [W] (all dies in standby, no channel active), in
+    /// the layout of [`Self::node_energy`].
+    pub fn idle_power(&self) -> crate::observe::NodeEnergy {
+        let mut packages = vec![0.0; self.packages.len()];
+        for &package in &self.die_package {
+            packages[package as usize] += watts(self.standby);
+        }
+        let nand: f64 = packages.iter().sum();
+        let sum = nand + self.controller_idle + self.dram_background + self.other;
+        crate::observe::NodeEnergy {
+            packages,
+            controller: self.controller_idle,
+            dram: self.dram_background,
+            board: self.other + sum * (self.inverse_efficiency - 1.0),
+        }
+    }
+
+    /// The controller enters a power state drawing `scale` of its normal power, at `now`.
+    pub fn controller_power_state(&mut self, now: Time, scale: f64) {
+        if !self.enabled {
+            return;
+        }
+        self.advance(now);
+        self.controller_scale = scale;
+        self.set_active_channels(now, self.active_channels);
     }
 
     /// The profiles (for tests and checks).

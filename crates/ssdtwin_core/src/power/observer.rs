@@ -27,6 +27,7 @@ impl PowerModel {
             StateChange::DieOpInterrupt { die, stopped } => self.die_op_interrupt(now, die, stopped),
             StateChange::DieOpResume { die, start } => self.die_op_resume(now, die, start),
             StateChange::Command => self.command(now),
+            StateChange::ControllerPowerState { scale } => self.controller_power_state(now, scale),
             StateChange::DramAccess { bytes } => self.dram_access(now, bytes),
             StateChange::HostCompletion { bytes, .. } => self.host_completion(now, bytes),
         }

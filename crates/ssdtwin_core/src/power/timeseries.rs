@@ -23,10 +23,14 @@ pub struct TimeSeries {
     pub bandwidth_mib_s: Vec<f64>,
     /// Average power of each component of [`COMPONENTS`] in the interval [W].
     pub power_w: [Vec<f64>; 6],
+    /// Columns other observers add, one value per interval (the thermal model's `temp_c.<node>`
+    /// and `throttle_state`).
+    pub extra: Vec<(String, Vec<f64>)>,
 }
 
 impl TimeSeries {
-    /// The columns by name: `time_s`, `iops`, `bandwidth_mib_s`, `power_w.nand`, ... `power_w.total`.
+    /// The columns by name: `time_s`, `iops`, `bandwidth_mib_s`, `power_w.nand`, ... `power_w.total`,
+    /// then the extra columns.
     pub fn columns(&self) -> Vec<(String, &[f64])> {
         let mut columns = vec![
             ("time_s".to_string(), &self.time_s[..]),
@@ -35,6 +39,9 @@ impl TimeSeries {
         ];
         for (name, values) in COMPONENTS.iter().zip(&self.power_w) {
             columns.push((format!("power_w.{name}"), &values[..]));
+        }
+        for (name, values) in &self.extra {
+            columns.push((name.clone(), &values[..]));
         }
         columns
     }
@@ -47,6 +54,13 @@ impl TimeSeries {
                 .map(|(name, values)| (name, serde_json::json!(values)))
                 .collect(),
         )
+    }
+
+    /// Adds a column, cut or padded (with its last value) to the series' length.
+    pub fn add_column(&mut self, name: String, mut values: Vec<f64>) {
+        let last = values.last().copied().unwrap_or(f64::NAN);
+        values.resize(self.len(), last);
+        self.extra.push((name, values));
     }
 
     pub fn len(&self) -> usize {

@@ -15,6 +15,9 @@ use crate::host::Host;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::run::RunMetrics;
 use crate::power::PowerModel;
+use crate::thermal::throttle::{Baseline, Throttle};
+use crate::thermal::ThermalModel;
+use super::thermal::Thermal;
 use crate::workload::{Pacing, Source};
 
 /// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
@@ -68,6 +71,57 @@ fn span_units(scenario: &Scenario, logical_units: u32, unit_bytes: u64) -> Resul
     Ok(span_units)
 }
 
+/// NAND package of each die: the chips (channel by channel, way by way) are split into
+/// `packages` consecutive groups, as on a board where each package carries the chips of
+/// neighbouring channels.
+pub fn die_packages(geometry: &Geometry, packages: u32) -> Vec<u32> {
+    let chips = geometry.channels * geometry.chips_per_channel;
+    (0..geometry.dies)
+        .map(|die| {
+            let chip = geometry.channel_of_die(die) * geometry.chips_per_channel + geometry.chip_of_die(die);
+            (u64::from(chip) * u64::from(packages) / u64::from(chips)) as u32
+        })
+        .collect()
+}
+
+/// The thermal model and its throttling policy, when `thermal.enabled`; the power model then
+/// keeps its NAND power per package.
+fn thermal_model(
+    scenario: &Scenario,
+    geometry: &Geometry,
+    controller: &Controller,
+    host: &Host,
+    power: &mut PowerModel,
+) -> Result<Option<Thermal>, ConfigError> {
+    let config = &scenario.thermal;
+    if !config.enabled {
+        return Ok(None);
+    }
+    let chips = geometry.channels * geometry.chips_per_channel;
+    if config.nand_packages > chips {
+        return Err(ConfigError::new(
+            "thermal.nand_packages",
+            format!(
+                "{} packages for {chips} chips (flash.channels x flash.chips_per_channel); allowed: 1 to {chips}",
+                config.nand_packages
+            ),
+        ));
+    }
+    power.track_packages(die_packages(geometry, config.nand_packages));
+    let model = ThermalModel::new(config, Time::ZERO, &power.idle_power())?;
+    let baseline = Baseline {
+        queue_depth: host.queue_depth,
+        frame_buffer: controller.frame_buffer(),
+        min_frame_buffer: controller.min_frame_buffer(),
+    };
+    Ok(Some(Thermal {
+        model,
+        throttle: Throttle::new(&scenario.throttle, baseline, Time::ZERO),
+        step: config.step,
+        sample_interval: scenario.power.sample_interval,
+    }))
+}
+
 impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
@@ -103,12 +157,13 @@ impl Simulation {
         host.set_jobs(&jobs);
         host.timed = workload.pacing(&scenario.workload) == Pacing::Timed;
 
-        let power = PowerModel::new(
+        let mut power = PowerModel::new(
             &scenario.power,
             geometry.channels,
             geometry.dies,
             geometry.page_types as usize,
         );
+        let thermal = thermal_model(scenario, &geometry, &controller, &host, &mut power)?;
         let metrics = RunMetrics::new(
             jobs.iter()
                 .map(|job| JobMetrics::new(&job.name, job.queue_depth))
@@ -130,6 +185,7 @@ impl Simulation {
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             events_handled: 0,
             probes: Vec::new(),
+            thermal,
         })
     }
 
@@ -171,8 +227,9 @@ impl Simulation {
         }
         let precondition_wall = started.elapsed();
         self.run_workload(progress)?;
-        let observers = &mut self.observers;
-        let power = observers.power.finish(observers.metrics.last_completion);
-        Ok(self.report(started.elapsed(), precondition_wall, power))
+        let end = self.observers.metrics.last_completion;
+        let thermal = self.finish_thermal(end);
+        let power = self.observers.power.finish(end);
+        Ok(self.report(started.elapsed(), precondition_wall, power, thermal))
     }
 }

@@ -29,6 +29,7 @@ impl Simulation {
             observers: &mut self.observers,
         };
         self.host.start(&mut self.controller, &mut self.workload, &mut cx);
+        self.start_thermal();
         let mut last_report = Instant::now();
         while let Some((time, event)) = self.events.pop() {
             self.now = time;
@@ -63,6 +64,12 @@ impl Simulation {
     /// happen), then routes completed reads to the host.
     #[inline]
     pub(super) fn dispatch(&mut self, event: Event) {
+        if event == Event::ThermalStep {
+            // The thermal model's own event (`sim/thermal.rs`): it reads the power model and
+            // acts on several components, so it takes the whole simulation.
+            self.on_thermal_step();
+            return;
+        }
         let host = &mut self.host;
         let controller = &mut self.controller;
         let workload = &mut self.workload;
@@ -86,6 +93,7 @@ impl Simulation {
                 let (die, action) = self.probes[index as usize];
                 controller.issue_probe(index, die, action, cx);
             }
+            Event::ThermalStep => unreachable!("handled above"),
         }
         for index in 0..controller.to_host.len() {
             host.deliver(controller.to_host[index], controller, cx);

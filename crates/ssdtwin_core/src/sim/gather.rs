@@ -13,6 +13,7 @@ use crate::metrics::report::{
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::TimeSeries;
+use super::thermal::ThermalFigures;
 
 /// The report's `suspend` block from the controller's tally.
 pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {
@@ -78,8 +79,18 @@ impl Simulation {
         &self,
         wall: std::time::Duration,
         precondition_wall: std::time::Duration,
-        (power_w, energy_j, timeseries): (PowerReport, EnergyReport, TimeSeries),
+        (power_w, energy_j, mut timeseries): (PowerReport, EnergyReport, TimeSeries),
+        ThermalFigures {
+            thermal,
+            throttle,
+            columns,
+        }: ThermalFigures,
     ) -> Report {
+        if !timeseries.is_empty() {
+            for (name, values) in columns {
+                timeseries.add_column(name, values);
+            }
+        }
         let metrics = &self.observers.metrics;
         let simulated = metrics.last_completion.as_secs_f64();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
@@ -144,6 +155,8 @@ impl Simulation {
                 warnings: self.workload.warnings(),
                 jobs: metrics.jobs.iter().map(JobMetrics::report).collect(),
             },
+            thermal,
+            throttle,
             timeseries,
         }
     }

@@ -14,6 +14,7 @@ pub mod harness;
 mod observers;
 pub mod report;
 pub mod scenario;
+mod thermal;
 
 use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
@@ -66,4 +67,6 @@ pub struct Simulation {
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
     probes: Vec<(u32, ProbeAction)>,
+    /// The thermal model and throttling, when `thermal.enabled`.
+    thermal: Option<thermal::Thermal>,
 }

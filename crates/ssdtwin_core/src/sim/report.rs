@@ -7,6 +7,8 @@ use crate::metrics::report::{FlashCounters, FtlReport, QueueReport, SimulatorRep
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::timeseries::TimeSeries;
+use crate::thermal::throttle::ThrottleReport;
+use crate::thermal::ThermalReport;
 
 /// Everything a run produces.
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -31,6 +33,12 @@ pub struct Report {
     pub energy_j: EnergyReport,
     pub simulator: SimulatorReport,
     pub workload: WorkloadReport,
+    /// Temperatures, when `thermal.enabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thermal: Option<ThermalReport>,
+    /// Throttling, when `thermal.enabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleReport>,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,

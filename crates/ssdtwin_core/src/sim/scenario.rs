@@ -1,5 +1,5 @@
-//! The scenario: a drive (host interface, controller, flash, FTL) plus a workload and the power
-//! model, composed from the parameters each layer declares in its own `params.rs`.
+//! The scenario: a drive (host interface, controller, flash, FTL) plus a workload, the power
+//! model, the thermal model and its throttling, composed from the parameters each layer declares in its own `params.rs`.
 //!
 //! The scenario parser (`config`) builds one from TOML, presets and overrides; the engine
 //! assembles the components from its parts. The JSON schema of the scenario file is this struct's.
@@ -12,6 +12,8 @@ use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
 use crate::power::params::PowerConfig;
+use crate::thermal::params::ThermalConfig;
+use crate::thermal::throttle::params::ThrottleConfig;
 use crate::workload::params::WorkloadConfig;
 
 /// A complete, resolved scenario.
@@ -29,6 +31,8 @@ pub struct Scenario {
     pub ftl: FtlConfig,
     pub workload: WorkloadConfig,
     pub power: PowerConfig,
+    pub thermal: ThermalConfig,
+    pub throttle: ThrottleConfig,
 }
 
 impl Default for Scenario {
@@ -42,6 +46,8 @@ impl Default for Scenario {
             ftl: FtlConfig::default(),
             workload: WorkloadConfig::default(),
             power: PowerConfig::default(),
+            thermal: ThermalConfig::default(),
+            throttle: ThrottleConfig::default(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The thermal model (docs/models/thermal.md): a lumped RC network of the drive, integrated
-//! exactly under piecewise-constant power. Only the network exists so far: the engine does not
-//! feed it power, report temperatures or throttle yet (docs/models/planned.md).
+//! exactly under piecewise-constant power, fed the power model's per-node energy at every thermal
+//! step ([`model`]), and the throttling policies that act on its temperatures ([`throttle`]).
 //!
 //! The network is the physical (Cauer) form: nodes controller, NAND packages, DRAM, PCB and an
 //! optional heatsink, each with a heat capacity C_i, joined by thermal resistances R_ij, with
@@ -16,14 +16,17 @@
 //! instants power changes. The default parameters ([`params`]) describe an M.2 2280 board with
 //! four NAND packages; they are derived from package volumes, a generic PBGA datasheet's θJB
 //! (TI TMS320C6742) and convection estimates, and give package time constants of a few seconds
-//! and a board time constant of about a minute and a half. The Foster (superposition) form, the
-//! die junction offset inside a package and NVMe throttling are not modelled yet.
+//! and a board time constant of about a minute and a half. The Foster (superposition) form and the
+//! die junction offset inside a package are not modelled.
 //!
 //! An observer layer: imports only `base` and `observe`.
 
+pub mod model;
 pub mod network;
 pub mod params;
+pub mod throttle;
 
+pub use model::{NodeEnergy, ThermalModel, ThermalReport, ThermalSeries};
 pub use network::{InitialState, ThermalNetwork};
 pub use params::{Node, ThermalConfig};
 

@@ -13,6 +13,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::base::error::ConfigError;
+use crate::base::time::Duration;
 
 /// The thermal model (docs/models/thermal.md): an RC network whose nodes are the controller, the
 /// NAND packages, the DRAM package, the PCB and optionally a heatsink, with ambient as a fixed
@@ -20,11 +21,27 @@ use crate::base::error::ConfigError;
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThermalConfig {
-    /// Model temperatures at all. Default false (the engine does not feed the network yet).
+    /// Model temperatures: the network is fed the power model's per-node power (needs
+    /// `power.enabled`). Default false.
     pub enabled: bool,
     /// Ambient temperature inside the chassis, the boundary condition [°C]. Default 35
     /// (docs/models/thermal.md [A]; 25–55 °C is the expected range).
     pub ambient_c: f64,
+    /// Temperature at the start of the run: `"ambient"` (every node at `ambient_c`), `"steady"`
+    /// (the steady state of the idle drive's power) or a temperature for every node [°C].
+    /// Default "ambient".
+    pub initial: InitialTemperature,
+    /// Longest interval between two updates of the temperatures (and two looks of the throttling
+    /// policy at them); each update is exact for the average power of the interval [duration].
+    /// Default 10ms (package time constants are seconds).
+    pub step: Duration,
+    /// What the NVMe composite temperature is: `controller` (the controller's sensor) or `max`
+    /// (the hottest node). Default controller.
+    pub composite: CompositeSensor,
+    /// Thresholds for the report's `thermal.time_above_s`: time the composite temperature spent
+    /// at or above each [°C]. Default [75, 80, 83, 85] (TMT1, TMT2, WCTEMP, CCTEMP defaults,
+    /// docs/models/thermal.md).
+    pub thresholds_c: Vec<f64>,
     /// Number of NAND packages on the board [packages]. Default 4 (an M.2 2280 board).
     pub nand_packages: u32,
     /// Add a heatsink node on top of the packages. Default false (a bare M.2 board).
@@ -33,6 +50,67 @@ pub struct ThermalConfig {
     pub capacitance_j_per_k: ThermalCapacitances,
     /// Thermal resistances between nodes and to ambient [K/W].
     pub resistance_k_per_w: ThermalResistances,
+}
+
+/// Where a run's temperatures start.
+#[derive(Clone, Copy, Debug, Serialize, JsonSchema, PartialEq)]
+#[serde(untagged)]
+pub enum InitialTemperature {
+    /// `"ambient"` or `"steady"`.
+    Named(InitialName),
+    /// Every node at this temperature [°C].
+    Celsius(f64),
+}
+
+/// The named starting states.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum InitialName {
+    /// Every node at ambient.
+    Ambient,
+    /// The steady state of the idle drive (no I/O): a drive that has been on for a while.
+    Steady,
+}
+
+impl<'de> Deserialize<'de> for InitialTemperature {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = InitialTemperature;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "\"ambient\", \"steady\" or a temperature in °C such as 60")
+            }
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<InitialTemperature, E> {
+                match text {
+                    "ambient" => Ok(InitialTemperature::Named(InitialName::Ambient)),
+                    "steady" => Ok(InitialTemperature::Named(InitialName::Steady)),
+                    _ => Err(E::custom(format!(
+                        "unknown starting temperature {text:?}; allowed: \"ambient\", \"steady\" or a temperature in °C"
+                    ))),
+                }
+            }
+            fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<InitialTemperature, E> {
+                Ok(InitialTemperature::Celsius(value))
+            }
+            fn visit_i64<E: serde::de::Error>(self, value: i64) -> Result<InitialTemperature, E> {
+                Ok(InitialTemperature::Celsius(value as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, value: u64) -> Result<InitialTemperature, E> {
+                Ok(InitialTemperature::Celsius(value as f64))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+
+/// The sensor behind the NVMe composite temperature.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum CompositeSensor {
+    /// The controller's own sensor.
+    Controller,
+    /// The hottest node of the network.
+    Max,
 }
 
 /// Heat capacity of each node [J/K]; each must be positive.
@@ -90,6 +168,10 @@ impl Default for ThermalConfig {
         ThermalConfig {
             enabled: false,
             ambient_c: 35.0,
+            initial: InitialTemperature::Named(InitialName::Ambient),
+            step: Duration::from_millis(10),
+            composite: CompositeSensor::Controller,
+            thresholds_c: vec![75.0, 80.0, 83.0, 85.0],
             nand_packages: 4,
             heatsink: false,
             capacitance_j_per_k: ThermalCapacitances::default(),
@@ -272,6 +354,26 @@ impl ThermalConfig {
     /// Range checks: a finite ambient, at least one NAND package, finite positive capacitances,
     /// positive resistances (`inf` allowed: an open path), and a path to ambient from every node.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        if let InitialTemperature::Celsius(value) = self.initial {
+            if !(-273.15..=1000.0).contains(&value) {
+                return Err(ConfigError::new(
+                    "thermal.initial",
+                    format!("{value} °C is out of range; allowed: \"ambient\", \"steady\" or -273.15 to 1000 °C"),
+                ));
+            }
+        }
+        if self.step.as_nanos() < 1_000 {
+            return Err(ConfigError::new(
+                "thermal.step",
+                format!("{} is out of range; allowed: at least 1us", self.step),
+            ));
+        }
+        if let Some(bad) = self.thresholds_c.iter().find(|t| !t.is_finite()) {
+            return Err(ConfigError::new(
+                "thermal.thresholds_c",
+                format!("{bad} is not a temperature [°C]"),
+            ));
+        }
         if !self.ambient_c.is_finite() {
             return Err(ConfigError::new(
                 "thermal.ambient_c",

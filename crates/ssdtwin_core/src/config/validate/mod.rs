@@ -1,12 +1,13 @@
 //! Range checks on a deserialized scenario: each failure names the key, the value and what is
 //! allowed. One file per group of tables; checks run in the order of the scenario file (host,
-//! controller, flash, ftl, workload, power) and the first failure is reported.
+//! controller, flash, ftl, workload, power, thermal, throttle) and the first failure is reported.
 
 mod checks;
 mod drive;
 mod power;
 #[cfg(test)]
 mod tests;
+mod thermal;
 mod workload;
 
 use crate::base::error::ConfigError;
@@ -17,5 +18,6 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::flash(&scenario.flash)?;
     drive::ftl(&scenario.ftl, &scenario.flash)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
-    power::power(&scenario.power, &scenario.flash)
+    power::power(&scenario.power, &scenario.flash)?;
+    thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)
 }
