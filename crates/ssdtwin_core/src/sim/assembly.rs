@@ -17,7 +17,7 @@ use crate::metrics::run::RunMetrics;
 use crate::power::PowerModel;
 use crate::thermal::throttle::{Baseline, Throttle};
 use crate::thermal::ThermalModel;
-use super::thermal::Thermal;
+use super::observers::Thermal;
 use crate::workload::{Pacing, Source};
 
 /// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
@@ -145,7 +145,7 @@ impl Simulation {
         )?;
 
         let workload = Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?;
-        let jobs = workload.jobs(scenario.host.queue_depth);
+        let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);
         let mut host = match workload {
             // Traces and job files end where their files say.
             Source::Trace(_) | Source::Fio(_) => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
@@ -181,11 +181,11 @@ impl Simulation {
                 die_level: scenario.power.enabled,
                 power,
                 metrics,
+                thermal,
             },
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             events_handled: 0,
             probes: Vec::new(),
-            thermal,
         })
     }
 

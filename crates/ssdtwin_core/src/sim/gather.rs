@@ -13,7 +13,7 @@ use crate::metrics::report::{
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::TimeSeries;
-use super::thermal::ThermalFigures;
+use super::observers::ThermalFigures;
 
 /// The report's `suspend` block from the controller's tally.
 pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {

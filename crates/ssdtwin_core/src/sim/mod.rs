@@ -67,6 +67,4 @@ pub struct Simulation {
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
     probes: Vec<(u32, ProbeAction)>,
-    /// The thermal model and throttling, when `thermal.enabled`.
-    thermal: Option<thermal::Thermal>,
 }

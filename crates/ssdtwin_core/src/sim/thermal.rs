@@ -7,53 +7,17 @@
 //! temperatures at its end), as `Event::ThermalStep`, and only while the drive has other events
 //! pending: a stalled drive still ends its run. With the thermal model off no step is scheduled.
 
+use super::observers::ThermalFigures;
 use super::Simulation;
 use crate::base::event::Event;
 use crate::base::time::{Duration, Time};
 use crate::observe::Context;
-use crate::thermal::throttle::{Limits, ThrottleReport};
-use crate::thermal::{ThermalModel, ThermalReport};
-
-/// What the thermal model adds to a report: its block, the throttling block and the series
-/// columns (`temp_c.<node>`, `throttle_state`); all empty with the model off.
-#[derive(Debug, Default)]
-pub struct ThermalFigures {
-    pub thermal: Option<ThermalReport>,
-    pub throttle: Option<ThrottleReport>,
-    pub columns: Vec<(String, Vec<f64>)>,
-}
-
-/// The thermal model of a run and its throttling policy.
-#[derive(Debug)]
-pub struct Thermal {
-    pub model: ThermalModel,
-    pub throttle: crate::thermal::throttle::Throttle,
-    pub step: Duration,
-    /// `power.sample_interval` (zero: no time series).
-    pub sample_interval: Duration,
-}
-
-impl Thermal {
-    /// The next step after `now`: one `step` later, or the next series boundary if sooner.
-    fn next_step(&self, now: Time) -> Time {
-        let next = now + self.step;
-        if self.sample_interval == Duration::ZERO {
-            return next;
-        }
-        let interval = self.sample_interval.as_nanos();
-        let boundary = Time::from_nanos((now.as_nanos() / interval + 1) * interval);
-        next.min(boundary)
-    }
-
-    fn on_boundary(&self, now: Time) -> bool {
-        self.sample_interval != Duration::ZERO && now.as_nanos().is_multiple_of(self.sample_interval.as_nanos())
-    }
-}
+use crate::thermal::throttle::Limits;
 
 impl Simulation {
     /// Schedules the first thermal step, if the thermal model is on.
     pub(super) fn start_thermal(&mut self) {
-        if let Some(thermal) = &self.thermal {
+        if let Some(thermal) = &self.observers.thermal {
             self.events.schedule(thermal.next_step(self.now), Event::ThermalStep);
         }
     }
@@ -61,7 +25,7 @@ impl Simulation {
     /// A thermal step: temperatures to now, the policy's decision applied, the next step booked.
     pub(super) fn on_thermal_step(&mut self) {
         let now = self.now;
-        let Some(thermal) = self.thermal.as_mut() else {
+        let Some(thermal) = self.observers.thermal.as_mut() else {
             return;
         };
         let energy = self.observers.power.node_energy(now);
@@ -116,7 +80,7 @@ impl Simulation {
     /// Brings the thermal model to `end` and closes its figures: the report's `thermal` and
     /// `throttle` blocks and the series columns (`temp_c.<node>`, `throttle_state`).
     pub(super) fn finish_thermal(&mut self, end: Time) -> ThermalFigures {
-        let Some(thermal) = self.thermal.as_mut() else {
+        let Some(thermal) = self.observers.thermal.as_mut() else {
             return ThermalFigures::default();
         };
         if end > thermal.model.now() {

@@ -51,6 +51,11 @@ pub struct Iiot {
 }
 
 impl Iiot {
+    /// Replayed closed loop (`replay = "as_fast_as_possible"`): one job, arrival times ignored.
+    pub fn closed_loop(&self) -> bool {
+        self.config.replay == super::params::Replay::AsFastAsPossible
+    }
+
     pub fn new(config: &IiotConfig, unit_bytes: u64, span_units: u64, rng: Rng) -> Iiot {
         let share_units = (span_units / u64::from(config.writers)).max(1);
         let writers = (0..u64::from(config.writers))

@@ -68,13 +68,13 @@ impl Source {
     pub fn pacing(&self, config: &WorkloadConfig) -> Pacing {
         match self {
             Source::Trace(_) if config.trace.replay == Replay::Timed => Pacing::Timed,
-            Source::Iiot(_) => Pacing::Timed,
+            Source::Iiot(_) if config.iiot.replay == Replay::Timed => Pacing::Timed,
             _ => Pacing::Closed,
         }
     }
 
     /// The jobs; closed-loop jobs other than fio's use the host queue depth.
-    pub fn jobs(&self, host_queue_depth: u32) -> Vec<Job> {
+    pub fn jobs(&self, config: &WorkloadConfig, host_queue_depth: u32) -> Vec<Job> {
         let one = |name: &str| Job {
             name: name.to_string(),
             queue_depth: host_queue_depth,
@@ -89,7 +89,8 @@ impl Source {
                     queue_depth: job.iodepth,
                 })
                 .collect(),
-            Source::Iiot(_) => vec![one("ingest"), one("query")],
+            Source::Iiot(_) if config.iiot.replay == Replay::Timed => vec![one("ingest"), one("query")],
+            Source::Iiot(_) => vec![one("iiot")],
         }
     }
 
@@ -104,7 +105,11 @@ impl Source {
             Source::Fio(workload) => workload.next(job as usize, now).map(|command| (command, job, None)),
             Source::Iiot(iiot) => {
                 let (arrival, command, job) = iiot.next_request();
-                Some((command, job, Some(arrival)))
+                if iiot.closed_loop() {
+                    Some((command, 0, None))
+                } else {
+                    Some((command, job, Some(arrival)))
+                }
             }
         })
     }

@@ -262,6 +262,11 @@ pub struct IiotConfig {
     pub query_size: ByteSize,
     /// Queries read data written within this much time before them [duration].
     pub query_window: Duration,
+    /// `timed`: records and queries arrive at their own (Poisson) times, open loop.
+    /// `as_fast_as_possible`: the same stream of writes and reads, closed loop at
+    /// `host.queue_depth` (a gateway "continuously accessed at full performance", the
+    /// self-heating paper, section 4.3); arrival times are ignored. Default timed.
+    pub replay: Replay,
 }
 
 impl Default for IiotConfig {
@@ -276,6 +281,7 @@ impl Default for IiotConfig {
             query_rate: 200.0,
             query_size: ByteSize(64 * 1024),
             query_window: Duration::from_secs(5),
+            replay: Replay::Timed,
         }
     }
 }

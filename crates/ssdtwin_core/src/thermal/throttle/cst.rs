@@ -3,7 +3,7 @@
 //! between command submissions; full speed again once it falls below `release_c`.
 
 use super::params::ThrottleConfig;
-use super::{Baseline, Limits, Readings, ThrottleState};
+use super::limits::{Baseline, Limits, Readings, ThrottleState};
 
 #[derive(Clone, Debug)]
 pub struct Cst {

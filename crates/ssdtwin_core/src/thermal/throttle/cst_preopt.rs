@@ -11,7 +11,7 @@
 //! open; without it every throttling event would leave the drive a level lower for good).
 
 use super::params::ThrottleConfig;
-use super::{Baseline, Limits, Readings, ThrottleState};
+use super::limits::{Baseline, Limits, Readings, ThrottleState};
 use crate::base::time::{Duration, Time};
 
 #[derive(Clone, Debug)]

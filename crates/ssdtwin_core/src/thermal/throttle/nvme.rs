@@ -5,7 +5,7 @@
 //! temperature falls `hysteresis_k` below the threshold that entered it.
 
 use super::params::ThrottleConfig;
-use super::{Baseline, Limits, Readings, ThrottleState};
+use super::limits::{Baseline, Limits, Readings, ThrottleState};
 
 #[derive(Clone, Debug)]
 pub struct Nvme {
