@@ -122,4 +122,3 @@ pub struct NodeEnergy {
     /// Everything else on the board: the other ICs and the regulator's loss.
     pub board: f64,
 }
-

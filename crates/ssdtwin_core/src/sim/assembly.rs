@@ -1,6 +1,7 @@
 //! Assembly: one function that builds the drive and its workload from a scenario, top to bottom.
 
 use super::observers::Observers;
+use super::observers::Thermal;
 use super::report::Report;
 use super::scenario::Scenario;
 use super::{Progress, RunError, Simulation};
@@ -17,7 +18,6 @@ use crate::metrics::run::RunMetrics;
 use crate::power::PowerModel;
 use crate::thermal::throttle::{Baseline, Throttle};
 use crate::thermal::ThermalModel;
-use super::observers::Thermal;
 use crate::workload::{Pacing, Source};
 
 /// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
@@ -71,15 +71,18 @@ fn span_units(scenario: &Scenario, logical_units: u32, unit_bytes: u64) -> Resul
     Ok(span_units)
 }
 
-/// NAND package of each die: the chips (channel by channel, way by way) are split into
-/// `packages` consecutive groups, as on a board where each package carries the chips of
-/// neighbouring channels.
+/// NAND package of each die: the dies, ordered channel by channel, chip by chip, are split into
+/// `packages` consecutive groups, so a package carries whole chips of neighbouring channels when
+/// there are at least as many chips as packages (and a chip's dies are split otherwise).
 pub fn die_packages(geometry: &Geometry, packages: u32) -> Vec<u32> {
     let chips = geometry.channels * geometry.chips_per_channel;
+    let dies_per_chip = geometry.dies / chips;
     (0..geometry.dies)
         .map(|die| {
             let chip = geometry.channel_of_die(die) * geometry.chips_per_channel + geometry.chip_of_die(die);
-            (u64::from(chip) * u64::from(packages) / u64::from(chips)) as u32
+            let within = die / chips;
+            let order = chip * dies_per_chip + within;
+            (u64::from(order) * u64::from(packages) / u64::from(geometry.dies)) as u32
         })
         .collect()
 }
@@ -97,13 +100,12 @@ fn thermal_model(
     if !config.enabled {
         return Ok(None);
     }
-    let chips = geometry.channels * geometry.chips_per_channel;
-    if config.nand_packages > chips {
+    if config.nand_packages > geometry.dies {
         return Err(ConfigError::new(
             "thermal.nand_packages",
             format!(
-                "{} packages for {chips} chips (flash.channels x flash.chips_per_channel); allowed: 1 to {chips}",
-                config.nand_packages
+                "{} packages for {} dies; allowed: 1 to the number of dies",
+                config.nand_packages, geometry.dies
             ),
         ));
     }

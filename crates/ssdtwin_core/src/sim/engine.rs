@@ -23,13 +23,14 @@ const PROGRESS_WALL_INTERVAL: std::time::Duration = std::time::Duration::from_mi
 impl Simulation {
     /// Runs the workload from the current drive state until the host is done.
     pub(super) fn run_workload(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+        // Throttling limits from the starting temperatures apply to the first submission.
+        self.start_thermal();
         let mut cx = Context {
             now: self.now,
             events: &mut self.events,
             observers: &mut self.observers,
         };
         self.host.start(&mut self.controller, &mut self.workload, &mut cx);
-        self.start_thermal();
         let mut last_report = Instant::now();
         while let Some((time, event)) = self.events.pop() {
             self.now = time;

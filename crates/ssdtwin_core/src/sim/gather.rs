@@ -1,5 +1,6 @@
 //! The report of a run, gathered from the components' tallies and the observers' figures.
 
+use super::observers::ThermalFigures;
 use super::report::Report;
 use super::Simulation;
 use crate::base::time::Duration;
@@ -13,7 +14,6 @@ use crate::metrics::report::{
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::TimeSeries;
-use super::observers::ThermalFigures;
 
 /// The report's `suspend` block from the controller's tally.
 pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {

@@ -1,10 +1,10 @@
 //! The run's observers as one value: what the components' state changes reach, and the thermal
 //! model, which observes the power model.
 
+use crate::base::time::Duration;
 use crate::base::time::Time;
 use crate::metrics::run::RunMetrics;
 use crate::observe::{Observer, StateChange};
-use crate::base::time::Duration;
 use crate::power::PowerModel;
 use crate::thermal::throttle::{Throttle, ThrottleReport};
 use crate::thermal::{ThermalModel, ThermalReport};
@@ -73,4 +73,3 @@ impl Thermal {
         self.sample_interval != Duration::ZERO && now.as_nanos().is_multiple_of(self.sample_interval.as_nanos())
     }
 }
-

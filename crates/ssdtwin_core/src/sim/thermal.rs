@@ -15,10 +15,17 @@ use crate::observe::Context;
 use crate::thermal::throttle::Limits;
 
 impl Simulation {
-    /// Schedules the first thermal step, if the thermal model is on.
+    /// Lets the throttling policy look at the starting temperatures (a run may begin hot) and
+    /// schedules the first thermal step, if the thermal model is on.
     pub(super) fn start_thermal(&mut self) {
-        if let Some(thermal) = &self.observers.thermal {
-            self.events.schedule(thermal.next_step(self.now), Event::ThermalStep);
+        let now = self.now;
+        let Some(thermal) = self.observers.thermal.as_mut() else {
+            return;
+        };
+        self.events.schedule(thermal.next_step(now), Event::ThermalStep);
+        let old = *thermal.throttle.limits();
+        if let Some(new) = thermal.throttle.update(now, thermal.model.readings()) {
+            self.apply_limits(&old, &new);
         }
     }
 

@@ -22,6 +22,7 @@ mod power;
 mod source_scan;
 mod suspend;
 mod theory;
+mod thermal;
 mod workloads;
 
 use std::path::PathBuf;

@@ -8,7 +8,11 @@ use crate::thermal::params::ThermalConfig;
 use crate::thermal::throttle::params::{ThrottleConfig, ThrottlePolicy};
 
 /// Range checks of the `[thermal]` and `[throttle]` tables.
-pub(super) fn thermal(thermal: &ThermalConfig, throttle: &ThrottleConfig, power: &PowerConfig) -> Result<(), ConfigError> {
+pub(super) fn thermal(
+    thermal: &ThermalConfig,
+    throttle: &ThrottleConfig,
+    power: &PowerConfig,
+) -> Result<(), ConfigError> {
     if thermal.enabled {
         if !power.enabled {
             return Err(ConfigError::new(

@@ -2,8 +2,8 @@
 //! section 4.3): while the hottest NAND package is at or above `throttle_c`, the host waits `cst`
 //! between command submissions; full speed again once it falls below `release_c`.
 
-use super::params::ThrottleConfig;
 use super::limits::{Baseline, Limits, Readings, ThrottleState};
+use super::params::ThrottleConfig;
 
 #[derive(Clone, Debug)]
 pub struct Cst {
@@ -32,7 +32,11 @@ impl Cst {
 
     pub fn decide(&mut self, readings: Readings) -> Limits {
         let t = readings.hottest_nand_c;
-        self.on = if self.on { t >= self.release_c } else { t >= self.throttle_c };
+        self.on = if self.on {
+            t >= self.release_c
+        } else {
+            t >= self.throttle_c
+        };
         if self.on {
             self.throttled
         } else {

@@ -10,8 +10,8 @@
 //! hysteresis_k` it climbs back one level every `step_interval` (the paper leaves the way back
 //! open; without it every throttling event would leave the drive a level lower for good).
 
-use super::params::ThrottleConfig;
 use super::limits::{Baseline, Limits, Readings, ThrottleState};
+use super::params::ThrottleConfig;
 use crate::base::time::{Duration, Time};
 
 #[derive(Clone, Debug)]

@@ -4,8 +4,8 @@
 //! controller drops to a power state of `heavy_controller_power`). A state is left when the
 //! temperature falls `hysteresis_k` below the threshold that entered it.
 
-use super::params::ThrottleConfig;
 use super::limits::{Baseline, Limits, Readings, ThrottleState};
+use super::params::ThrottleConfig;
 
 #[derive(Clone, Debug)]
 pub struct Nvme {

@@ -159,7 +159,10 @@ impl ThrottleConfig {
             }
         }
         if self.min_queue_depth == 0 {
-            return Err(ConfigError::new("throttle.min_queue_depth", "0 is out of range; allowed: 1 or more"));
+            return Err(ConfigError::new(
+                "throttle.min_queue_depth",
+                "0 is out of range; allowed: 1 or more",
+            ));
         }
         if self.policy == ThrottlePolicy::CstPreopt && self.step_interval.as_nanos() == 0 {
             return Err(ConfigError::new(

@@ -69,12 +69,21 @@ fn nvme_enters_light_at_tmt1_heavy_at_tmt2_and_leaves_with_hysteresis() {
 #[test]
 fn cst_throttles_at_the_threshold_until_below_release() {
     let mut throttle = Throttle::new(&config(ThrottlePolicy::Cst), BASELINE, Time::ZERO);
-    let steps = [(0.0, 79.0), (1.0, 80.0), (2.0, 76.0), (3.0, 75.0), (4.0, 74.9), (5.0, 79.9)];
+    let steps = [
+        (0.0, 79.0),
+        (1.0, 80.0),
+        (2.0, 76.0),
+        (3.0, 75.0),
+        (4.0, 74.9),
+        (5.0, 79.9),
+    ];
     let limits = run(&mut throttle, &steps);
     let cst: Vec<Duration> = limits.iter().map(|l| l.submission_interval).collect();
     let ten = Duration::from_millis(10);
     assert_eq!(cst, [Duration::ZERO, ten, ten, ten, Duration::ZERO, Duration::ZERO]);
-    assert!(limits.iter().all(|l| l.queue_depth == 8 && l.frame_buffer == 1024 && l.array_fraction == 1.0));
+    assert!(limits
+        .iter()
+        .all(|l| l.queue_depth == 8 && l.frame_buffer == 1024 && l.array_fraction == 1.0));
     // The hottest NAND package decides, not the composite.
     let mut throttle = Throttle::new(&config(ThrottlePolicy::Cst), BASELINE, Time::ZERO);
     throttle.update(
@@ -140,7 +149,10 @@ fn throttle_counts_events_entries_and_time_per_state() {
     assert_eq!(report.policy, "nvme");
     // off→light, light→heavy, off→light: three upward transitions.
     assert_eq!(report.events, 3);
-    assert_eq!(report.entries["light"], 3, "entered at 1 s, back from heavy at 4 s, at 10 s");
+    assert_eq!(
+        report.entries["light"], 3,
+        "entered at 1 s, back from heavy at 4 s, at 10 s"
+    );
     assert_eq!(report.entries["heavy"], 1);
     let time = |state: &str| report.state_time_s[state];
     assert!((time("off") - 5.0).abs() < 1e-9, "0-1 s and 6-10 s");

@@ -1,0 +1,293 @@
+//! The thermal model in whole runs (docs/models/thermal.md): the heat the network receives is the
+//! energy the power model measured, the network's energy balance holds, the model observes
+//! without changing what it observes, the time series carries temperatures, and each throttling
+//! policy bounds the drive as its limits say (analytic bounds, not snapshots).
+
+use super::bounds::{self, Drive, Kind};
+use super::{relative_error, run, scenario};
+use ssdtwin_core::{load, Override, ScenarioSource};
+
+/// Thermal model on, on the small test drive, a short mixed run.
+const THERMAL: [&str; 4] = [
+    "thermal.enabled=true",
+    "workload.read_fraction=0.5",
+    "workload.io_count=20000",
+    "host.queue_depth=16",
+];
+
+fn with(extra: &[&str]) -> Vec<String> {
+    THERMAL.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn thermal_scenario(extra: &[&str]) -> ssdtwin_core::Scenario {
+    let settings = with(extra);
+    let refs: Vec<&str> = settings.iter().map(String::as_str).collect();
+    scenario(&refs)
+}
+
+#[test]
+fn the_network_receives_the_energy_the_power_model_measured_and_balances_it() {
+    let report = run(&thermal_scenario(&[]));
+    let thermal = report.thermal.as_ref().expect("a thermal block");
+    let total = report.energy_j.total;
+    assert!(
+        relative_error(thermal.energy_in_j, total) < 1e-9,
+        "heat in {} J, drive input {total} J",
+        thermal.energy_in_j
+    );
+    let balance = thermal.energy_stored_j + thermal.energy_to_ambient_j;
+    assert!(
+        relative_error(balance, thermal.energy_in_j) < 1e-9,
+        "stored {} + to ambient {} against in {}",
+        thermal.energy_stored_j,
+        thermal.energy_to_ambient_j,
+        thermal.energy_in_j
+    );
+    // Everything heats above ambient (35 °C), the controller most (most power per conductance).
+    let final_c = &thermal.final_c;
+    assert!(final_c.values().all(|&t| t > 35.0), "{final_c:?}");
+    assert!(final_c["controller"] > final_c["nand_0"], "{final_c:?}");
+    for (node, &max) in &thermal.max_c {
+        assert!(max >= final_c[node] - 1e-12);
+    }
+    assert_eq!(
+        thermal.composite_max_c, thermal.max_c["controller"],
+        "composite = controller by default"
+    );
+}
+
+#[test]
+fn the_thermal_model_observes_without_changing_the_run() {
+    let off = run(&scenario(&THERMAL[1..]));
+    let on = run(&thermal_scenario(&[]));
+    assert!(off.thermal.is_none() && off.throttle.is_none());
+    assert_eq!(on.host_ios, off.host_ios);
+    assert_eq!(on.simulated_time_s, off.simulated_time_s);
+    assert_eq!(on.latency_us, off.latency_us);
+    assert_eq!(on.energy_j, off.energy_j);
+    assert_eq!(on.throttle.as_ref().unwrap().events, 0);
+}
+
+#[test]
+fn the_time_series_carries_temperatures_and_throttle_state_per_row() {
+    let report = run(&thermal_scenario(&["power.sample_interval=1ms"]));
+    let series = &report.timeseries;
+    let columns = series.columns();
+    let column = |name: &str| {
+        columns
+            .iter()
+            .find(|(column, _)| column == name)
+            .unwrap_or_else(|| panic!("no column {name}"))
+            .1
+    };
+    let rows = series.len();
+    assert!(rows > 10, "{rows} rows");
+    for node in ["controller", "nand_0", "nand_3", "dram", "pcb"] {
+        assert_eq!(column(&format!("temp_c.{node}")).len(), rows);
+    }
+    assert_eq!(column("throttle_state").len(), rows);
+    // The last row ends the run: its temperatures are the report's final ones.
+    let thermal = report.thermal.as_ref().unwrap();
+    assert_eq!(
+        *column("temp_c.controller").last().unwrap(),
+        thermal.final_c["controller"]
+    );
+    // Heating from ambient under constant load: the board's temperature only rises.
+    let pcb = column("temp_c.pcb");
+    assert!(pcb.windows(2).all(|pair| pair[1] >= pair[0] - 1e-9));
+}
+
+#[test]
+fn a_run_can_start_hot() {
+    let report = run(&thermal_scenario(&["thermal.initial=70", "workload.io_count=200"]));
+    let thermal = report.thermal.unwrap();
+    // 200 reads take milliseconds: the board (τ ≈ 86 s) stays at the start temperature.
+    assert!((thermal.final_c["pcb"] - 70.0).abs() < 0.1, "{:?}", thermal.final_c);
+    let steady = run(&thermal_scenario(&[
+        "thermal.initial=\"steady\"",
+        "workload.io_count=200",
+    ]));
+    let pcb = steady.thermal.unwrap().final_c["pcb"];
+    // The idle drive: controller idle 0.8 W + DRAM + other ICs on the board, R_pcb→a 8 K/W.
+    assert!(pcb > 40.0 && pcb < 70.0, "idle steady state of the board {pcb} °C");
+}
+
+/// Settings that hold the drive in `nvme`'s heavy state from the first instant: thresholds far
+/// below ambient.
+const HEAVY: [&str; 5] = [
+    "thermal.enabled=true",
+    "throttle.policy=\"nvme\"",
+    "throttle.tmt1_c=-60",
+    "throttle.tmt2_c=-50",
+    "throttle.heavy_controller_power=1.0",
+];
+
+/// The write throughput bound with at most `per_channel` dies of a channel programming at once:
+/// the die bound scaled by `per_channel / dies per channel`, against the channel and PCIe bounds.
+fn capped_write_bound(drive: &Drive, per_channel: u32, settings: &'static [&'static str]) -> (f64, f64) {
+    let drive = Drive { settings, ..*drive };
+    let scenario = bounds::saturated(Kind::Write, &drive);
+    let bound = bounds::bounds(&scenario, Kind::Write);
+    let die = bound.die * f64::from(per_channel) / f64::from(drive.dies_per_channel());
+    let limit = die.min(bound.channel).min(bound.pcie);
+    let measured = bounds::run(&scenario).iops;
+    (measured, limit)
+}
+
+#[test]
+fn nvme_heavy_caps_array_operations_per_channel_to_the_capped_die_bound() {
+    // 2 channels x 4 dies; the heavy cap 0.25 leaves one die per channel programming at once:
+    // the die bound falls to a quarter and is the lowest.
+    static ONE: [&str; 6] = [
+        HEAVY[0],
+        HEAVY[1],
+        HEAVY[2],
+        HEAVY[3],
+        HEAVY[4],
+        "throttle.heavy_array_fraction=0.25",
+    ];
+    let drive = Drive {
+        channels: 2,
+        chips_per_channel: 1,
+        dies_per_chip: 4,
+        corner: "",
+        settings: &[],
+        expect: None,
+    };
+    let (measured, limit) = capped_write_bound(&drive, 1, &ONE);
+    assert!(
+        measured <= limit * bounds::CEILING && measured >= limit * bounds::REACH,
+        "one die per channel: {measured:.0} IOPS against the capped bound {limit:.0}"
+    );
+    // Unthrottled, the same drive runs several times faster: the cap is what binds.
+    let free = bounds::run(&bounds::saturated(Kind::Write, &drive)).iops;
+    assert!(
+        free > 2.0 * measured,
+        "unthrottled {free:.0} against capped {measured:.0}"
+    );
+}
+
+#[test]
+fn nvme_heavy_cap_of_half_the_dies_at_default_queue_sizes() {
+    // The preset's own frame buffer and die queues; half the dies: two of four per channel.
+    static HALF: [&str; 6] = [
+        HEAVY[0],
+        HEAVY[1],
+        HEAVY[2],
+        HEAVY[3],
+        HEAVY[4],
+        "throttle.heavy_array_fraction=0.5",
+    ];
+    let drive = Drive {
+        channels: 2,
+        chips_per_channel: 2,
+        dies_per_chip: 2,
+        corner: "",
+        settings: &[],
+        expect: None,
+    };
+    let (measured, limit) = capped_write_bound(&drive, 2, &HALF);
+    assert!(
+        measured <= limit * bounds::CEILING && measured >= limit * bounds::REACH,
+        "two dies per channel: {measured:.0} IOPS against the capped bound {limit:.0}"
+    );
+}
+
+#[test]
+fn cst_spaces_submissions_by_the_cst_while_hot() {
+    // Throttle threshold below ambient: CST applies from the first instant.
+    let report = run(&thermal_scenario(&[
+        "throttle.policy=\"cst\"",
+        "throttle.throttle_c=20",
+        "throttle.release_c=10",
+        "throttle.cst=\"1ms\"",
+        "workload.io_count=300",
+    ]));
+    // 300 submissions 1 ms apart: the last at 299 ms, the run ends one service time later.
+    let simulated = report.simulated_time_s;
+    assert!(simulated >= 0.299 && simulated < 0.301, "{simulated} s");
+    let throttle = report.throttle.unwrap();
+    assert_eq!(throttle.events, 1);
+    assert!((throttle.state_time_s["heavy"] - simulated).abs() < 1e-9);
+}
+
+#[test]
+fn cst_preopt_lowers_the_queue_depth_before_throttling() {
+    // Pre-throttle threshold below ambient and one step per millisecond: the queue depth halves
+    // from 16 to 1 in 4 ms, the rest of the run is at queue depth 1, which its latency shows.
+    let report = run(&thermal_scenario(&[
+        "throttle.policy=\"cst_preopt\"",
+        "throttle.pre_throttle_c=20",
+        "throttle.hysteresis_k=0",
+        "throttle.throttle_c=150",
+        "throttle.release_c=140",
+        "throttle.step_interval=\"1ms\"",
+        "workload.read_fraction=1.0",
+    ]));
+    let throttle = report.throttle.as_ref().unwrap();
+    assert_eq!(throttle.entries["heavy"], 0, "never hot enough for CST");
+    assert!(throttle.state_time_s["light"] > 0.9 * report.simulated_time_s);
+    let qd16 = run(&thermal_scenario(&["workload.read_fraction=1.0"]));
+    let qd1 = run(&thermal_scenario(&["workload.read_fraction=1.0", "host.queue_depth=1"]));
+    assert!(
+        relative_error(report.iops, qd1.iops) < 0.1 && report.iops < 0.5 * qd16.iops,
+        "pre-throttled {:.0} IOPS, QD 1 {:.0}, QD 16 {:.0}",
+        report.iops,
+        qd1.iops,
+        qd16.iops
+    );
+}
+
+#[test]
+fn throttled_runs_are_deterministic() {
+    let settings = ["throttle.policy=\"nvme\"", "throttle.tmt1_c=36", "throttle.tmt2_c=37"];
+    let a = run(&thermal_scenario(&settings));
+    let b = run(&thermal_scenario(&settings));
+    assert!(a.throttle.as_ref().unwrap().events > 0, "the thresholds are crossed");
+    let strip = |report: &ssdtwin_core::Report| {
+        let mut json = report.to_json();
+        json["wall_time_s"] = serde_json::Value::Null;
+        json["simulator"]["precondition_wall_time_s"] = serde_json::Value::Null;
+        json
+    };
+    assert_eq!(strip(&a), strip(&b));
+    assert_eq!(a.timeseries, b.timeseries);
+}
+
+#[test]
+fn thermal_and_throttle_errors_name_the_key() {
+    let load_with = |settings: &[&str]| {
+        let overrides: Vec<Override> = settings.iter().map(|s| Override::parse(s).unwrap()).collect();
+        let source = ScenarioSource::Text {
+            toml: "drive = \"enterprise_tlc\"\n".into(),
+            base_dir: ".".into(),
+        };
+        load(&source, &overrides).map(|_| ()).unwrap_err().key
+    };
+    assert_eq!(
+        load_with(&["thermal.enabled=true", "power.enabled=false"]),
+        "thermal.enabled"
+    );
+    assert_eq!(load_with(&["throttle.policy=\"cst\""]), "throttle.policy");
+    assert_eq!(
+        load_with(&["thermal.enabled=true", "thermal.capacitance_j_per_k.pcb=-1"]),
+        "thermal.capacitance_j_per_k.pcb"
+    );
+    assert_eq!(
+        load_with(&[
+            "thermal.enabled=true",
+            "thermal.resistance_k_per_w.pcb_to_ambient=inf",
+            "thermal.resistance_k_per_w.package_top_to_ambient=inf",
+        ]),
+        "thermal.resistance_k_per_w.pcb_to_ambient"
+    );
+    assert_eq!(
+        load_with(&["thermal.enabled=true", "throttle.tmt1_c=85", "throttle.tmt2_c=80"]),
+        "throttle.tmt1_c"
+    );
+    assert_eq!(load_with(&["thermal.initial=\"warm\""]), "thermal.initial");
+    // More packages than chips: refused when the drive is built.
+    let scenario = scenario(&["thermal.enabled=true", "thermal.nand_packages=5"]);
+    let error = ssdtwin_core::run(&scenario, &mut |_| true).unwrap_err().to_string();
+    assert!(error.contains("thermal.nand_packages"), "{error}");
+}
