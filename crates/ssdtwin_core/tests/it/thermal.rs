@@ -205,7 +205,7 @@ fn cst_spaces_submissions_by_the_cst_while_hot() {
     ]));
     // 300 submissions 1 ms apart: the last at 299 ms, the run ends one service time later.
     let simulated = report.simulated_time_s;
-    assert!(simulated >= 0.299 && simulated < 0.301, "{simulated} s");
+    assert!((0.299..0.301).contains(&simulated), "{simulated} s");
     let throttle = report.throttle.unwrap();
     assert_eq!(throttle.events, 1);
     assert!((throttle.state_time_s["heavy"] - simulated).abs() < 1e-9);
