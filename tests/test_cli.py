@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 from click.testing import CliRunner
@@ -9,6 +10,29 @@ from click.testing import CliRunner
 import ssdtwin
 from conftest import SMALL_SET, cli
 from ssdtwin import cli as cli_module
+
+THERMAL = {
+    "max_c": {"controller": 82.46, "nand_0": 71.0, "dram": 55.25, "pcb": 50.0},
+    "final_c": {"controller": 78.04, "nand_0": 69.5, "dram": 54.0, "pcb": 49.9},
+    "composite_max_c": 79.31,
+    "composite_final_c": 76.2,
+    "time_above_s": {"80": 0.25, "75": 1.5},
+}
+THROTTLE = {
+    "policy": "nvme",
+    "events": 7,
+    "time_s": 0.75,
+    "state_time_s": {"off": 2.25, "light": 0.5, "heavy": 0.25},
+    "entries": {"light": 4, "heavy": 3},
+}
+
+
+def summary(**blocks: object) -> str:
+    """The text `print_summary` prints for a small report with `blocks` added."""
+    data = {"iops": 1000.0, "power_w": {"nand_peak": 2.5}, "flash": {"reads": 10}, "config": {}, **blocks}
+    console = cli_module.Console(file=io.StringIO(), width=120)
+    cli_module.print_summary(ssdtwin.Report(data), console)
+    return console.file.getvalue()
 
 
 def test_version():
@@ -128,3 +152,29 @@ def test_progress_bar_follows_the_phases():
         ("reset", "run"),
         ("update", 0.25),
     ]
+
+
+def test_summary_shows_temperatures_and_throttling_when_the_report_has_them():
+    text = summary(thermal=THERMAL, throttle=THROTTLE)
+    assert "Temperature (°C)" in text
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
+    assert rows["controller"] == ["82.5", "78.0"]  # max, final
+    assert rows["nand_0"] == ["71.0", "69.5"]
+    assert rows["composite"] == ["79.3", "76.2"]
+    assert "Time above: 75 °C 1.5 s, 80 °C 0.25 s" in text  # thresholds in numeric order
+    assert "Throttling: policy nvme, 7 events, 0.75 s throttled" in text
+    assert rows["light"] == ["0.5", "s", "4"]
+    assert rows["heavy"] == ["0.25", "s", "3"]
+    assert rows["off"] == ["2.25", "s", "-"]
+
+
+def test_summary_without_thermal_blocks_is_unchanged():
+    plain = summary()
+    assert "Temperature" not in plain
+    assert "Throttling" not in plain
+    assert plain.rstrip().endswith("reads   10")  # the flash table is still last
+    # the thermal model on with no throttle policy: temperatures only
+    without_policy = summary(thermal=THERMAL, throttle={**THROTTLE, "policy": "none"})
+    assert "Temperature (°C)" in without_policy
+    assert "Throttling" not in without_policy
+    assert without_policy.startswith(plain)

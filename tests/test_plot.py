@@ -224,6 +224,130 @@ def test_cli_plots_a_sweep_a_cdf_and_a_timeseries(sweep_results, tmp_path):
     assert "--y" in process.stderr
 
 
+THROTTLE_STATES = [0, 0, 1, 1, 1, 0, 2, 2, 1, 0, 0, 2]
+"""Four throttled runs: light (rows 2-4), heavy (6-7), light (8), heavy (11, the last row)."""
+
+
+def thermal_frame(states: list[int] | None = None) -> pandas.DataFrame:
+    """A time series with the thermal contract: `temp_c.<node>` and `throttle_state` columns."""
+    states = THROTTLE_STATES if states is None else states
+    frame = timeseries_frame().head(len(states)).copy()
+    time = frame["time_s"].to_numpy()
+    for index, node in enumerate(["controller", "nand_0", "nand_1", "dram", "pcb"]):
+        frame[f"temp_c.{node}"] = 40 + 30 * time + 2 * index
+    frame["throttle_state"] = numpy.array(states, dtype=numpy.int8)
+    return frame
+
+
+def span_extents(axes) -> list[tuple[float, float]]:
+    """(left, right) of each shaded span of `axes`, in data coordinates."""
+    extents = []
+    for patch in axes.patches:
+        box = patch.get_bbox()  # data coordinates for axvspan's rectangle (or polygon)
+        extents.append((round(box.x0, 9), round(box.x1, 9)))
+    return extents
+
+
+def test_thermal_plot_draws_each_node_and_shades_each_throttled_run(tmp_path):
+    frame = thermal_frame()
+    output = tmp_path / "thermal.png"
+    figure = ssdtwin.plot_thermal(frame, output=output)
+    assert_png_is_a_picture(output)
+    temperature_axes, iops_axes = figure.axes
+    labels = [line.get_label() for line in temperature_axes.lines]
+    assert labels == ["controller", "nand_0", "nand_1", "dram", "pcb"]
+    time = frame["time_s"].to_numpy()
+    step = time[1] - time[0]
+    # A temperature is the value at the end of its row's interval: the next row's time_s.
+    assert numpy.allclose(temperature_axes.lines[1].get_xdata(), time + step)
+    assert numpy.array_equal(temperature_axes.lines[1].get_ydata(), frame["temp_c.nand_0"])
+    assert numpy.array_equal(iops_axes.lines[0].get_ydata()[:-1], frame["iops"])
+    # One span per contiguous run, not per row; each run ends where the next row starts, and the
+    # last row lasts as long as the one before it.
+    expected = [
+        (time[2], time[5]),
+        (time[6], time[8]),
+        (time[8], time[9]),
+        (time[11], time[11] + step),
+    ]
+    expected = [(round(left, 9), round(right, 9)) for left, right in expected]
+    for axes in (temperature_axes, iops_axes):
+        assert span_extents(axes) == expected
+    colours = [patch.get_facecolor() for patch in temperature_axes.patches]
+    assert colours[0] == colours[2] != colours[1] == colours[3]  # light and heavy differ
+    legend = [text.get_text() for text in temperature_axes.get_legend().get_texts()]
+    assert legend == [*labels, "throttled: light", "throttled: heavy"]
+
+
+def test_thermal_plot_of_chosen_nodes_from_parquet(tmp_path):
+    path = tmp_path / "run.parquet"
+    thermal_frame([0, 1, 1, 0, 0, 1]).to_parquet(path)
+    figure = ssdtwin.plot_thermal(path, nodes=["nand_1", "controller"])
+    temperature_axes, iops_axes = figure.axes
+    assert [line.get_label() for line in temperature_axes.lines] == ["nand_1", "controller"]
+    assert len(temperature_axes.patches) == len(iops_axes.patches) == 2
+    legend = [text.get_text() for text in temperature_axes.get_legend().get_texts()]
+    assert legend == ["nand_1", "controller", "throttled: light"]  # no heavy: none occurred
+    unthrottled = ssdtwin.plot_thermal(thermal_frame([0] * 6))
+    assert not unthrottled.axes[0].patches
+    assert not unthrottled.axes[1].patches
+    # throttle_state as floats (Report.timeseries is all float64) shades the same runs
+    as_floats = thermal_frame().astype({"throttle_state": "float64"})
+    assert len(ssdtwin.plot_thermal(as_floats).axes[0].patches) == 4
+
+
+def test_thermal_plot_names_missing_columns():
+    with pytest.raises(ValueError, match=r"temp_c\.<node> columns .*columns: time_s, iops, bandwidth_mib_s"):
+        ssdtwin.plot_thermal(timeseries_frame())
+    with pytest.raises(ValueError, match=r"'time_s' column; columns: iops, .*temp_c\.controller"):
+        ssdtwin.plot_thermal(thermal_frame().drop(columns="time_s"))
+    with pytest.raises(ValueError, match=r"no column 'temp_c\.nand_9' .*temp_c\.controller, temp_c\.nand_0"):
+        ssdtwin.plot_thermal(thermal_frame(), nodes=["controller", "nand_9"])
+
+
+def test_timeseries_plot_of_a_thermal_run_still_defaults_to_power():
+    (axes,) = ssdtwin.plot_timeseries(thermal_frame()).axes
+    assert [line.get_label() for line in axes.lines] == [
+        "nand",
+        "io_bus",
+        "controller",
+        "dram",
+        "other",
+        "total",
+    ]
+
+
+def test_cli_plots_a_thermal_timeseries_and_refuses_one_without_temperatures(tmp_path):
+    thermal_frame().to_parquet(tmp_path / "thermal.parquet")
+    process = cli("plot", str(tmp_path / "thermal.parquet"), "--thermal", "-o", str(tmp_path / "a.png"))
+    assert process.returncode == 0, process.stderr
+    assert_png_is_a_picture(tmp_path / "a.png")
+    process = cli("plot", str(tmp_path / "thermal.parquet"), "-o", str(tmp_path / "b.png"))
+    assert process.returncode == 0, process.stderr  # without --thermal: the power columns, as before
+    assert_png_is_a_picture(tmp_path / "b.png")
+    timeseries_frame().to_parquet(tmp_path / "plain.parquet")
+    process = cli("plot", str(tmp_path / "plain.parquet"), "--thermal", "-o", str(tmp_path / "c.png"))
+    assert process.returncode == 2
+    assert process.stderr.startswith("error: ")
+    assert "temp_c.<node>" in process.stderr
+    assert "Traceback" not in process.stderr
+    assert not (tmp_path / "c.png").exists()
+    process = cli("plot", str(tmp_path), "--thermal", "-o", str(tmp_path / "d.png"))
+    assert process.returncode == 2
+    assert "time series" in process.stderr
+    process = cli(
+        "plot",
+        str(tmp_path / "thermal.parquet"),
+        "--thermal",
+        "--columns",
+        "iops",
+        "-o",
+        str(tmp_path / "e.png"),
+    )
+    assert process.returncode == 2
+    assert "--columns" in process.stderr
+
+
 def test_a_hue_value_keeps_its_colour_across_facets():
     table = pandas.DataFrame(
         {

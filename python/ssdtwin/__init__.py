@@ -20,7 +20,7 @@ from typing import Any
 from ssdtwin import _core
 from ssdtwin._arguments import ScenarioLike, core_arguments
 from ssdtwin._core import ConfigError, SimulationError, __version__
-from ssdtwin.plot import plot, plot_latency_cdf, plot_timeseries
+from ssdtwin.plot import plot, plot_latency_cdf, plot_thermal, plot_timeseries
 from ssdtwin.report import Report
 from ssdtwin.store import load
 from ssdtwin.sweep import SweepFailures, sweep
@@ -37,6 +37,7 @@ __all__ = [
     "load",
     "plot",
     "plot_latency_cdf",
+    "plot_thermal",
     "plot_timeseries",
     "presets",
     "resolve",

@@ -5,7 +5,7 @@
     ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
     ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
     ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
-    ssdtwin plot TIMESERIES.parquet [--columns A,B] -o FIG.png
+    ssdtwin plot TIMESERIES.parquet [--columns A,B | --thermal] -o FIG.png
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
@@ -216,6 +216,12 @@ def sweep_command(
     help="Plot the latency CDF of JSON reports (or of every point of sweep directories).",
 )
 @click.option("--columns", metavar="A,B,...", help="Time-series plot: the columns (default: power_w.*).")
+@click.option(
+    "--thermal",
+    is_flag=True,
+    help="Time-series plot: the temp_c.* temperatures and IOPS, throttled periods shaded "
+    "(a run with the thermal model on).",
+)
 @click.option("--output", "-o", required=True, metavar="FILE", help="The image: .png, .svg or .pdf.")
 def plot_command(
     results: tuple[str, ...],
@@ -225,14 +231,22 @@ def plot_command(
     facet: str | None,
     cdf_kind: str | None,
     columns: str | None,
+    thermal: bool,
     output: str,
 ) -> None:
-    """Plot a sweep's results (DIR --x --y), latency CDFs (--cdf) or a time series (FILE.parquet)."""
-    from ssdtwin import plot, plot_latency_cdf, plot_timeseries
+    """Plot a sweep's results (DIR --x --y), latency CDFs (--cdf) or a time series (FILE.parquet,
+    with --thermal its temperatures and throttling)."""
+    from ssdtwin import plot, plot_latency_cdf, plot_thermal, plot_timeseries
 
+    if thermal and (cdf_kind is not None or columns is not None):
+        fail(f"--thermal does not combine with {'--cdf' if cdf_kind is not None else '--columns'}")
     try:
         if cdf_kind is not None:
             plot_latency_cdf(list(results), kind=cdf_kind, output=output)
+        elif thermal:
+            if len(results) != 1 or not _is_timeseries(results[0]):
+                fail("--thermal plots one time series: a FILE.parquet with a time_s column")
+            plot_thermal(results[0], output=output)
         elif len(results) == 1 and _is_timeseries(results[0]):
             chosen = [column.strip() for column in columns.split(",")] if columns else None
             plot_timeseries(results[0], columns=chosen, output=output)
@@ -331,7 +345,8 @@ def progress_bar(enabled: bool) -> Iterator[ProgressBar | None]:
 
 
 def print_summary(report: Report, console: Console) -> None:
-    """The readable summary of `ssdtwin run`: headline figures, latency percentiles, flash counters."""
+    """The readable summary of `ssdtwin run`: headline figures, latency percentiles, flash counters,
+    and temperatures and throttling when the report has them (the thermal model on)."""
     data = report.to_dict()
     config = data.get("config", {})
     version = data.get("ssdtwin_version", "")
@@ -381,6 +396,60 @@ def print_summary(report: Report, console: Console) -> None:
     for name, value in data.get("flash", {}).items():
         flash.add_row(name.replace("_", " "), _format(value, "{:,}"))
     console.print(flash)
+
+    if isinstance(data.get("thermal"), Mapping):
+        print_thermal(data["thermal"], console)
+    throttle = data.get("throttle")
+    if isinstance(throttle, Mapping) and throttle.get("policy", "none") != "none":
+        print_throttle(throttle, console)
+
+
+def print_thermal(thermal: Mapping[str, Any], console: Console) -> None:
+    """The report's `thermal` block: each node's maximum and final temperature, the composite
+    temperature's, and the time spent above each threshold."""
+    table = Table(title="Temperature (°C)", title_justify="left", box=box.SIMPLE)
+    table.add_column("")
+    table.add_column("max", justify="right")
+    table.add_column("final", justify="right")
+    maxima, finals = thermal.get("max_c", {}), thermal.get("final_c", {})
+    for node in dict.fromkeys([*maxima, *finals]):
+        table.add_row(node, _format(maxima.get(node), "{:.1f}"), _format(finals.get(node), "{:.1f}"))
+    table.add_row(
+        "composite",
+        _format(thermal.get("composite_max_c"), "{:.1f}"),
+        _format(thermal.get("composite_final_c"), "{:.1f}"),
+    )
+    console.print(table)
+    above = thermal.get("time_above_s", {})
+    if above:
+        thresholds = sorted(above, key=_threshold_order)
+        parts = [f"{threshold} °C {_format(above[threshold], '{:.6g} s')}" for threshold in thresholds]
+        console.print(f"Time above: {', '.join(parts)}", markup=False)
+
+
+def print_throttle(throttle: Mapping[str, Any], console: Console) -> None:
+    """The report's `throttle` block: policy, events, time throttled, and time and entries per state."""
+    console.print(
+        f"Throttling: policy {throttle.get('policy')}, {_format(throttle.get('events'), '{:,}')} events, "
+        f"{_format(throttle.get('time_s'), '{:.6g} s')} throttled",
+        markup=False,
+    )
+    table = Table(box=box.SIMPLE)
+    table.add_column("state")
+    table.add_column("time", justify="right")
+    table.add_column("entries", justify="right")
+    times, entries = throttle.get("state_time_s", {}), throttle.get("entries", {})
+    for state in dict.fromkeys(["off", "light", "heavy", *times, *entries]):
+        table.add_row(state, _format(times.get(state), "{:.6g} s"), _format(entries.get(state), "{:,}"))
+    console.print(table)
+
+
+def _threshold_order(threshold: str) -> tuple[float, str]:
+    """Thresholds ("75", "80", ...) in numeric order; a key that is no number goes last."""
+    try:
+        return (float(threshold), threshold)
+    except ValueError:
+        return (float("inf"), threshold)
 
 
 def _lookup(data: Mapping[str, Any], path: str) -> Any:
