@@ -29,8 +29,10 @@ TIMESERIES_COLUMNS = (
     "power_w.other",
     "power_w.total",
 )
-"""Columns of `Report.timeseries`: interval start [s], host commands per second, MiB/s, and the
-average power of each component over the interval [W] (`power.sample_interval` sets the interval)."""
+"""Columns of `Report.timeseries` always present: interval start [s], host commands per second,
+MiB/s, and the average power of each component over the interval [W] (`power.sample_interval` sets
+the interval). With the thermal model on, the core adds `temp_c.<node>` (°C at the interval's end,
+one column per node of the drive's network) and `throttle_state` (0 off, 1 light, 2 heavy)."""
 
 
 class Report:
@@ -49,6 +51,10 @@ class Report:
         self._timeseries: dict[str, list[float]] = {
             name: list(columns.get(name, [])) for name in TIMESERIES_COLUMNS
         }
+        # Columns the core adds (the thermal model's), in the core's order.
+        for name, values in columns.items():
+            if name not in self._timeseries:
+                self._timeseries[name] = list(values)
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -107,7 +113,8 @@ class Report:
     @property
     def timeseries(self) -> pandas.DataFrame:
         """Power per component, IOPS and bandwidth per `power.sample_interval`, one row per
-        interval, with the columns of `TIMESERIES_COLUMNS` (empty when sampling or power is off).
+        interval, with the columns of `TIMESERIES_COLUMNS` (empty when sampling or power is off),
+        plus `temp_c.<node>` and `throttle_state` when the thermal model is on.
         Not part of `to_dict()`/`to_json()`; `ssdtwin run --timeseries FILE.parquet` writes it."""
         import pandas  # deferred: pandas takes a while to import and most uses never need it
 
