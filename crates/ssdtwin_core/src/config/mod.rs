@@ -22,6 +22,8 @@ pub use crate::ftl::params::*;
 pub use crate::host::params::*;
 pub use crate::power::params::*;
 pub use crate::sim::scenario::Scenario;
+pub use crate::thermal::params::*;
+pub use crate::thermal::throttle::params::*;
 pub use crate::workload::params::*;
 pub use presets::{preset_names, presets, Preset};
 

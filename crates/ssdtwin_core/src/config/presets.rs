@@ -1,6 +1,6 @@
 //! Drive presets: TOML files in `configs/drives/`, compiled into the library.
 //!
-//! A preset holds the `[host]`, `[controller]`, `[flash]` and `[ftl]` tables of a drive from a
+//! A preset holds the `[host]`, `[controller]`, `[flash]`, `[ftl]`, `[power]` and `[thermal]` tables of a drive from a
 //! paper, with a `description` line; a scenario names one with `drive = "..."` and overrides any
 //! key. A `drive` that is not a preset name is read as a path to a TOML file of the same shape.
 
@@ -82,12 +82,12 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
     table.remove("description");
     if let Some(key) = table
         .keys()
-        .find(|key| !["host", "controller", "flash", "ftl", "workload", "power"].contains(&key.as_str()))
+        .find(|key| !["host", "controller", "flash", "ftl", "workload", "power", "thermal"].contains(&key.as_str()))
     {
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload], [power] and description"
+                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description"
             ),
         ));
     }

@@ -291,3 +291,34 @@ fn thermal_and_throttle_errors_name_the_key() {
     let error = ssdtwin_core::run(&scenario, &mut |_| true).unwrap_err().to_string();
     assert!(error.contains("thermal.nand_packages"), "{error}");
 }
+
+#[test]
+fn every_preset_reports_temperatures_with_its_own_packages() {
+    for preset in ssdtwin_core::config::preset_names() {
+        let overrides: Vec<Override> = [
+            format!("drive=\"{preset}\""),
+            "thermal.enabled=true".into(),
+            "flash.blocks_per_plane=8".into(),
+            "workload.precondition=\"none\"".into(),
+            "workload.io_count=2000".into(),
+        ]
+        .iter()
+        .map(|s| Override::parse(s).unwrap())
+        .collect();
+        let scenario = load(&ScenarioSource::Default, &overrides).unwrap();
+        let packages = scenario.thermal.nand_packages;
+        let report = run(&scenario);
+        let thermal = report.thermal.unwrap_or_else(|| panic!("{preset}: no thermal block"));
+        let last = format!("nand_{}", packages - 1);
+        assert!(
+            thermal.final_c.contains_key(&last),
+            "{preset}: {:?}",
+            thermal.final_c.keys()
+        );
+        assert!(
+            thermal.final_c.values().all(|&t| t > scenario.thermal.ambient_c),
+            "{preset}: {:?}",
+            thermal.final_c
+        );
+    }
+}
