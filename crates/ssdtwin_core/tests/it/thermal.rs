@@ -5,11 +5,15 @@
 
 use super::bounds::{self, Drive, Kind};
 use super::{relative_error, run, scenario};
+use ssdtwin_core::base::time::Time;
+use ssdtwin_core::thermal::{InitialState, Node, ThermalNetwork};
 use ssdtwin_core::{load, Override, ScenarioSource};
 
-/// Thermal model on, on the small test drive, a short mixed run.
-const THERMAL: [&str; 4] = [
+/// Thermal model on, on the small test drive (4 dies, so 4 packages: the preset has 8), a short
+/// mixed run.
+const THERMAL: [&str; 5] = [
     "thermal.enabled=true",
+    "thermal.nand_packages=4",
     "workload.read_fraction=0.5",
     "workload.io_count=20000",
     "host.queue_depth=16",
@@ -58,7 +62,7 @@ fn the_network_receives_the_energy_the_power_model_measured_and_balances_it() {
 
 #[test]
 fn the_thermal_model_observes_without_changing_the_run() {
-    let off = run(&scenario(&THERMAL[1..]));
+    let off = run(&scenario(&THERMAL[2..]));
     let on = run(&thermal_scenario(&[]));
     assert!(off.thermal.is_none() && off.throttle.is_none());
     assert_eq!(on.host_ios, off.host_ios);
@@ -103,13 +107,40 @@ fn a_run_can_start_hot() {
     let thermal = report.thermal.unwrap();
     // 200 reads take milliseconds: the board (τ ≈ 86 s) stays at the start temperature.
     assert!((thermal.final_c["pcb"] - 70.0).abs() < 0.1, "{:?}", thermal.final_c);
-    let steady = run(&thermal_scenario(&[
-        "thermal.initial=\"steady\"",
-        "workload.io_count=200",
-    ]));
-    let pcb = steady.thermal.unwrap().final_c["pcb"];
-    // The idle drive: controller idle 0.8 W + DRAM + other ICs on the board, R_pcb→a 8 K/W.
-    assert!(pcb > 40.0 && pcb < 70.0, "idle steady state of the board {pcb} °C");
+    // "steady": the idle drive's steady state T_a + G⁻¹·P_idle, solved here independently.
+    let scenario = thermal_scenario(&["thermal.initial=\"steady\"", "workload.io_count=200"]);
+    let power = &scenario.power;
+    let packages = scenario.thermal.nand_packages as usize;
+    let die_standby = power.vcc_v * power.isb_ua * 1e-6;
+    let per_package = die_standby * f64::from(super::dies(&scenario)) / packages as f64;
+    let sum = per_package * packages as f64 + power.controller_idle_w + power.dram_background_w + power.other_w;
+    let board = power.other_w + sum * (1.0 / power.regulator_efficiency - 1.0);
+    let layout = scenario.thermal.layout();
+    let mut network =
+        ThermalNetwork::from_layout(&layout, scenario.thermal.ambient_c, Time::ZERO, InitialState::Ambient);
+    for node in layout.nodes.iter().copied() {
+        let watts = match node {
+            Node::Controller => power.controller_idle_w,
+            Node::Nand(_) => per_package,
+            Node::Dram => power.dram_background_w,
+            Node::Pcb => board,
+            Node::Heatsink => 0.0,
+        };
+        network.set_power(node, watts);
+    }
+    let expected = network.steady_state();
+    let report = run(&scenario);
+    let final_c = &report.thermal.unwrap().final_c;
+    for (node, expected) in layout.nodes.iter().zip(expected) {
+        let measured = final_c[&node.name()];
+        // 200 reads take a few milliseconds: the packages move by hundredths of a kelvin.
+        assert!(
+            (measured - expected).abs() < 0.05,
+            "{}: {measured} against {expected}",
+            node.name()
+        );
+        assert!(measured > scenario.thermal.ambient_c);
+    }
 }
 
 /// Settings that hold the drive in `nvme`'s heavy state from the first instant: thresholds far
