@@ -1,0 +1,76 @@
+"""Temperatures and throttling end to end: the report's blocks, the time series' columns, the
+thermal plot, the CLI's summary and errors (docs/models/thermal.md)."""
+
+from __future__ import annotations
+
+import pandas
+import pytest
+
+import ssdtwin
+from conftest import SMALL, SMALL_SET, cli
+
+THERMAL = {**SMALL, "thermal.enabled": True, "power.sample_interval": "1ms"}
+
+
+@pytest.fixture(scope="module")
+def report() -> ssdtwin.Report:
+    # The run lasts milliseconds: it starts at 37 °C, above both thresholds, so nvme throttles at once.
+    hot = {"thermal.initial": 37, "throttle.policy": "nvme", "throttle.tmt1_c": 35.5, "throttle.tmt2_c": 36.5}
+    return ssdtwin.run(None, **THERMAL, **hot)
+
+
+def test_the_report_has_temperatures_and_throttling(report):
+    thermal = report.thermal
+    nodes = {"controller", "dram", "pcb"} | {
+        f"nand_{i}" for i in range(report.config["thermal"]["nand_packages"])
+    }
+    assert set(thermal["max_c"]) == nodes
+    assert all(thermal["max_c"][node] >= thermal["final_c"][node] for node in nodes)
+    assert thermal["composite_max_c"] == pytest.approx(thermal["max_c"]["controller"])
+    assert thermal["energy_in_j"] == pytest.approx(report.energy_j["total"], rel=1e-9)
+    throttle = report.throttle
+    assert throttle["policy"] == "nvme"
+    assert throttle["events"] >= 1
+    total = sum(throttle["state_time_s"].values())
+    assert total == pytest.approx(report.simulated_time_s, rel=1e-9)
+    flat = report.flat()  # one row of a sweep's results table
+    assert flat["thermal.max_c.controller"] == thermal["max_c"]["controller"]
+    assert flat["throttle.events"] == throttle["events"]
+
+
+def test_the_time_series_has_a_temperature_per_node_and_the_throttle_state(report):
+    frame = report.timeseries
+    assert isinstance(frame, pandas.DataFrame)
+    temperatures = [column for column in frame.columns if column.startswith("temp_c.")]
+    assert "temp_c.controller" in temperatures
+    assert "temp_c.nand_0" in temperatures
+    assert set(frame["throttle_state"].unique()) <= {0.0, 1.0, 2.0}
+    assert frame["throttle_state"].max() >= 1.0, "the thresholds were crossed"
+    assert frame["temp_c.controller"].iloc[-1] == pytest.approx(report.thermal["final_c"]["controller"])
+
+
+def test_the_thermal_plot_of_a_run(report, tmp_path):
+    output = tmp_path / "thermal.png"
+    figure = ssdtwin.plot_thermal(report.timeseries, output=output)
+    assert output.stat().st_size > 0
+    assert len(figure.axes) >= 2
+
+
+def test_without_the_thermal_model_there_are_no_thermal_blocks():
+    plain = ssdtwin.run(None, **SMALL)
+    assert "thermal" not in plain
+    assert "throttle" not in plain
+    assert not any(column.startswith("temp_c.") for column in plain.timeseries.columns)
+
+
+def test_the_cli_prints_temperatures_and_names_bad_keys(tmp_path):
+    result = cli("run", *SMALL_SET, "--set", "thermal.enabled=true")
+    assert result.returncode == 0, result.stderr
+    assert "Temperature" in result.stdout
+    bad = cli("run", *SMALL_SET, "--set", "thermal.enabled=true", "--set", "throttle.tmt1_c=90")
+    assert bad.returncode == 2
+    assert "throttle.tmt1_c" in bad.stderr
+    missing = cli("run", *SMALL_SET, "--set", "throttle.policy=cst")
+    assert missing.returncode == 2
+    assert "throttle.policy" in missing.stderr
+    assert "thermal.enabled" in missing.stderr
