@@ -6,8 +6,9 @@
 //! team's reference network (docs/models/thermal.md, "Default parameters"): capacitances derived
 //! from package volumes and volumetric heat capacities [D], package-to-board resistances of the
 //! order of a generic PBGA's θJB [P: TI TMS320C6742 datasheet, thermal table], board-to-ambient
-//! resistance from convection plus conduction to the motherboard [D]. Not yet part of `Scenario`:
-//! the engine does not build a network today, so `validate` is called by whoever builds one.
+//! resistance from convection plus conduction to the motherboard [D]. Presets carry their own
+//! `[thermal]` table (configs/drives/); `validate` runs when the scenario is loaded with
+//! `thermal.enabled`.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};

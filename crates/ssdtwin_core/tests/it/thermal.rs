@@ -105,7 +105,8 @@ fn the_time_series_carries_temperatures_and_throttle_state_per_row() {
 fn a_run_can_start_hot() {
     let report = run(&thermal_scenario(&["thermal.initial=70", "workload.io_count=200"]));
     let thermal = report.thermal.unwrap();
-    // 200 reads take milliseconds: the board (τ ≈ 86 s) stays at the start temperature.
+    // 200 reads take milliseconds: the board (a time constant of minutes) stays at the start
+    // temperature.
     assert!((thermal.final_c["pcb"] - 70.0).abs() < 0.1, "{:?}", thermal.final_c);
     // "steady": the idle drive's steady state T_a + G⁻¹·P_idle, solved here independently.
     let scenario = thermal_scenario(&["thermal.initial=\"steady\"", "workload.io_count=200"]);

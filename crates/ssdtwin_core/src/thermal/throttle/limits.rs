@@ -35,7 +35,8 @@ pub struct Limits {
     pub queue_depth: u32,
     /// The controller's frame buffer [mapping units].
     pub frame_buffer: u32,
-    /// Minimum time between two host submissions, on top of `host.submission_interval`.
+    /// Minimum time between two host submissions while throttled; the host keeps the larger of
+    /// this and `host.submission_interval`.
     pub submission_interval: Duration,
     /// Array operations allowed at once per channel, as a fraction of its dies (1: no cap).
     pub array_fraction: f64,
