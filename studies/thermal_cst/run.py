@@ -1,0 +1,219 @@
+"""The thermal_cst study (the self-heating paper, papers/000, section 4.3, Figure 11).
+
+    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (~2 min)
+
+Runs `sweep.toml` (CST 0 to 20 ms) and `ambient.toml` (CST 20 ms at 35 to 55 °C) with
+`ssdtwin.sweep` (results in results/ here, not committed), prints the README's tables, draws
+`cst.png` (Figure 11: kIOPS and latency percentiles against CST) and runs the CST 20 ms point once
+more with one time-series row per second for `cst_20ms_thermal.png`. Also runs the CST for the
+whole window (`host.submission_interval`, no thermal trigger), the paper's QoS mechanism.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import ssdtwin
+
+HERE = Path(__file__).resolve().parent
+PERCENTILES = [("p50", "p50"), ("p99", "p99"), ("p99.9", "p99_9"), ("p99.99", "p99_99")]
+
+
+def milliseconds(value: str) -> float:
+    """'20ms' -> 20.0 (the sweep's `throttle.cst` column)."""
+    assert value.endswith("ms"), value
+    return float(value[:-2])
+
+
+def sweep(name: str) -> Any:
+    """Runs sweep file `name` afresh (its stored results are replaced) and returns its table."""
+    import shutil
+
+    definition = HERE / name
+    import tomllib
+
+    out = HERE / tomllib.loads(definition.read_text())["out"]
+    shutil.rmtree(out, ignore_errors=True)
+    return ssdtwin.sweep(str(definition), workers=2, progress=False)
+
+
+def cst_rows(table: Any) -> list[dict[str, Any]]:
+    """One row per CST point, CST 0 first, with the ratio of its IOPS to CST 0's."""
+    table = table.assign(cst_ms=table["throttle.cst"].map(milliseconds)).sort_values("cst_ms")
+    reference = float(table[table["cst_ms"] == 0]["iops"].iloc[0])
+    rows = []
+    for _, point in table.iterrows():
+        rows.append(
+            {
+                "cst_ms": point["cst_ms"],
+                "kiops": point["iops"] / 1000,
+                "slowdown": reference / point["iops"],
+                **{key: point[f"latency_us.all.{key}"] for _, key in PERCENTILES},
+                "read_p99": point["latency_us.read.p99"],
+                "read_p99_99": point["latency_us.read.p99_99"],
+                "events": point["throttle.events"],
+                "throttled_s": point["throttle.time_s"],
+                "nand_max_c": max(point[f"thermal.max_c.nand_{index}"] for index in range(4)),
+                "pcb_final_c": point["thermal.final_c.pcb"],
+                "power_w": point["power_w.total_avg"],
+            }
+        )
+    return rows
+
+
+def plot_cst(rows: list[dict[str, Any]], output: Path) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(10, 3.8), layout="constrained")
+    FigureCanvasAgg(figure)
+    iops_axes, latency_axes = figure.subplots(1, 2)
+    positions = range(len(rows))
+    labels = [f"{row['cst_ms']:g}" for row in rows]
+    iops_axes.bar(positions, [row["kiops"] for row in rows], color="C0")
+    for position, row in zip(positions, rows, strict=True):
+        iops_axes.annotate(
+            f"{row['slowdown']:.2f}x", (position, row["kiops"]), ha="center", va="bottom", fontsize="small"
+        )
+    iops_axes.set_ylabel("sustained kIOPS (300 s)")
+    for index, (label, key) in enumerate(PERCENTILES):
+        latency_axes.plot(positions, [row[key] for row in rows], marker="o", label=label, color=f"C{index}")
+    latency_axes.set_yscale("log")
+    latency_axes.set_ylabel("latency [µs], all commands")
+    latency_axes.legend(fontsize="small")
+    for axes in (iops_axes, latency_axes):
+        axes.set_xticks(list(positions), labels)
+        axes.set_xlabel("command submission time while throttled [ms]")
+        axes.grid(True, alpha=0.3)
+    figure.savefig(output, dpi=120)
+
+
+def full_rows(report: ssdtwin.Report) -> Any:
+    """The report's time series without its last row when that row is the drain after the run's
+    duration (shorter than a sample interval: its IOPS are a few completions over a sliver)."""
+    table = report.timeseries
+    step = table["time_s"].iloc[1] - table["time_s"].iloc[0]
+    return table[table["time_s"] + step <= report.simulated_time_s + 1e-9].reset_index(drop=True)
+
+
+def thermal_run(**overrides: Any) -> ssdtwin.Report:
+    """The sweep's base scenario at `overrides`, one time-series row per second."""
+    import tomllib
+
+    base = tomllib.loads((HERE / "sweep.toml").read_text())["base"]
+    return ssdtwin.run(base, **{"power.sample_interval": "1s", **overrides})
+
+
+def cells(*values: str) -> str:
+    """A Markdown table row."""
+    return "| " + " | ".join(values) + " |"
+
+
+def header(*columns: str) -> str:
+    """A Markdown table's header and rule; a column named with a leading "<" is left-aligned."""
+    names = [column.lstrip("<") for column in columns]
+    rule = ["---" if column.startswith("<") else "---:" for column in columns]
+    return "| " + " | ".join(names) + " |\n|" + "|".join(rule) + "|"
+
+
+def main() -> None:
+    rows = cst_rows(sweep("sweep.toml"))
+    print(
+        header(
+            "CST [ms]",
+            "kIOPS",
+            "slowdown vs CST 0",
+            "p50 [µs]",
+            "p99 [µs]",
+            "p99.9 [µs]",
+            "p99.99 [µs]",
+            "read p99.99 [µs]",
+            "throttle events",
+            "time throttled [s]",
+            "total W",
+            "PCB at end [°C]",
+        )
+    )
+    for row in rows:
+        print(
+            cells(
+                f"{row['cst_ms']:g}",
+                f"{row['kiops']:.2f}",
+                f"{row['slowdown']:.2f}x",
+                f"{row['p50']:,.1f}",
+                f"{row['p99']:,.0f}",
+                f"{row['p99_9']:,.0f}",
+                f"{row['p99_99']:,.0f}",
+                f"{row['read_p99_99']:,.0f}",
+                f"{row['events']}",
+                f"{row['throttled_s']:.1f}",
+                f"{row['power_w']:.2f}",
+                f"{row['pcb_final_c']:.1f}",
+            )
+        )
+    plot_cst(rows, HERE / "cst.png")
+    reference = rows[0]["kiops"]
+
+    table = sweep("ambient.toml").sort_values("thermal.ambient_c")
+    print()
+    print(
+        header(
+            "ambient [°C]",
+            "kIOPS at CST 20 ms",
+            "slowdown vs CST 0",
+            "throttle events",
+            "time throttled [s]",
+            "total W",
+        )
+    )
+    for _, point in table.iterrows():
+        print(
+            cells(
+                f"{point['thermal.ambient_c']:g}",
+                f"{point['iops'] / 1000:.2f}",
+                f"{reference * 1000 / point['iops']:.2f}x",
+                f"{point['throttle.events']}",
+                f"{point['throttle.time_s']:.1f}",
+                f"{point['power_w.total_avg']:.2f}",
+            )
+        )
+
+    print()
+    print(
+        header(
+            "CST for the whole run [ms]",
+            "kIOPS",
+            "p50 [µs]",
+            "p99 [µs]",
+            "p99.9 [µs]",
+            "p99.99 [µs]",
+            "read p99.99 [µs]",
+        )
+    )
+    for interval in ["1ms", "5ms", "20ms"]:
+        report = thermal_run(**{"throttle.policy": "none", "host.submission_interval": interval})
+        latency = report.latency_us["all"]
+        print(
+            cells(
+                f"{milliseconds(interval):g}",
+                f"{report.iops / 1000:.3f}",
+                f"{latency['p50']:,.1f}",
+                f"{latency['p99']:,.0f}",
+                f"{latency['p99_9']:,.0f}",
+                f"{latency['p99_99']:,.0f}",
+                f"{report.latency_us['read']['p99_99']:,.0f}",
+            )
+        )
+
+    report = thermal_run(**{"throttle.cst": "20ms"})
+    # The NAND packages (which CST reads) and the board; the controller peaks near 120 °C (README).
+    ssdtwin.plot_thermal(
+        full_rows(report),
+        output=HERE / "cst_20ms_thermal.png",
+        nodes=["nand_0", "nand_1", "nand_2", "nand_3", "pcb"],
+    )
+
+
+if __name__ == "__main__":
+    main()
