@@ -15,9 +15,16 @@ fn simulated_part(report: &Report) -> Value {
         .get_mut("simulator")
         .and_then(Value::as_object_mut)
         .expect("reports carry a simulator section");
-    simulator
-        .remove("precondition_wall_time_s")
-        .expect("reports carry precondition_wall_time_s");
+    for field in [
+        "precondition_wall_s",
+        "run_wall_s",
+        "ios_per_wall_s",
+        "end_to_end_ios_per_wall_s",
+    ] {
+        simulator
+            .remove(field)
+            .unwrap_or_else(|| panic!("reports carry simulator.{field}"));
+    }
     json
 }
 
@@ -169,4 +176,24 @@ fn block_mapping_and_bast_runs_are_reproducible() {
         assert!(first.ftl.channel_switches > 0, "{mapping}: channels change chips");
         assert_eq!(simulated_part(&first), simulated_part(&second), "{mapping}");
     }
+}
+
+#[test]
+fn the_wall_clock_fields_add_up() {
+    let report = run(&scenario(&["workload.io_count=5000", "workload.precondition=steady"]));
+    let simulator = &report.simulator;
+    let sum = simulator.precondition_wall_s + simulator.run_wall_s;
+    assert!(
+        (sum - report.wall_time_s).abs() < 1e-9,
+        "{sum} against {}",
+        report.wall_time_s
+    );
+    assert!(simulator.precondition_wall_s > 0.0 && simulator.run_wall_s > 0.0);
+    let ios = report.host_ios as f64;
+    assert!((simulator.ios_per_wall_s - ios / simulator.run_wall_s).abs() <= 1e-9 * simulator.ios_per_wall_s);
+    assert!(
+        (simulator.end_to_end_ios_per_wall_s - ios / report.wall_time_s).abs()
+            <= 1e-9 * simulator.end_to_end_ios_per_wall_s
+    );
+    assert!(simulator.end_to_end_ios_per_wall_s < simulator.ios_per_wall_s);
 }
