@@ -8,13 +8,23 @@
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
 pub const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Mapping {
     forward: Vec<u32>,
     reverse: Vec<u32>,
 }
 
 impl Mapping {
+    /// The forward and reverse arrays (for snapshots).
+    pub fn arrays(&self) -> (&[u32], &[u32]) {
+        (&self.forward, &self.reverse)
+    }
+
+    /// A mapping from its forward and reverse arrays (a snapshot's).
+    pub fn from_arrays(forward: Vec<u32>, reverse: Vec<u32>) -> Mapping {
+        Mapping { forward, reverse }
+    }
+
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
             forward: vec![NONE; logical_units as usize],
