@@ -20,6 +20,11 @@ impl Mapping {
         (&self.forward, &self.reverse)
     }
 
+    /// The forward and reverse arrays, taken out (the mapping is left empty).
+    pub fn take_arrays(&mut self) -> (Vec<u32>, Vec<u32>) {
+        (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
+    }
+
     /// A mapping from its forward and reverse arrays (a snapshot's).
     pub fn from_arrays(forward: Vec<u32>, reverse: Vec<u32>) -> Mapping {
         Mapping { forward, reverse }

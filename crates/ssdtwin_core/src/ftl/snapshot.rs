@@ -26,24 +26,22 @@ impl Ftl {
         writer.write_all(&rest)
     }
 
-    /// Reads a state written by [`Self::write_state`]; `expected` is the FTL the scenario builds,
-    /// whose array sizes the file must match.
-    pub fn read_state(reader: &mut impl Read, expected: &Ftl) -> io::Result<Ftl> {
-        let (forward_len, reverse_len) = {
-            let (forward, reverse) = expected.mapping.arrays();
-            (forward.len(), reverse.len())
-        };
-        let forward = read_u32s(reader, forward_len, "forward mapping")?;
-        let reverse = read_u32s(reader, reverse_len, "reverse mapping")?;
+    /// Reads a state written by [`Self::write_state`] into `ftl`, the FTL the scenario builds:
+    /// the mapping arrays are read into its own (already allocated and touched, so loading costs
+    /// no page faults), whose sizes the file must match. On an error `ftl` is left unusable.
+    pub fn read_state(reader: &mut impl Read, ftl: &mut Ftl) -> io::Result<()> {
+        let (mut forward, mut reverse) = ftl.mapping.take_arrays();
+        read_u32s(reader, &mut forward, "forward mapping")?;
+        read_u32s(reader, &mut reverse, "reverse mapping")?;
         let length = read_u64(reader)?;
         if length > MAX_JSON_BYTES {
             return Err(invalid(format!("an FTL state of {length} bytes: the file is damaged")));
         }
         let mut rest = vec![0u8; length as usize];
         reader.read_exact(&mut rest)?;
-        let mut ftl: Ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
+        *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
         ftl.mapping = Mapping::from_arrays(forward, reverse);
-        Ok(ftl)
+        Ok(())
     }
 }
 
@@ -69,20 +67,20 @@ fn write_u32s(writer: &mut impl Write, values: &[u32]) -> io::Result<()> {
     Ok(())
 }
 
-/// Reads an array of `expected` little-endian `u32`s preceded by its length.
-fn read_u32s(reader: &mut impl Read, expected: usize, what: &str) -> io::Result<Vec<u32>> {
+/// Reads into `values` an array of as many little-endian `u32`s, preceded by its length.
+fn read_u32s(reader: &mut impl Read, values: &mut [u32], what: &str) -> io::Result<()> {
     let length = read_u64(reader)?;
-    if length != expected as u64 {
+    if length != values.len() as u64 {
         return Err(invalid(format!(
-            "the {what} holds {length} entries where this drive has {expected}"
+            "the {what} holds {length} entries where this drive has {}",
+            values.len()
         )));
     }
-    let mut values = vec![0u32; expected];
-    reader.read_exact(bytemuck::cast_slice_mut(&mut values))?;
+    reader.read_exact(bytemuck::cast_slice_mut(values))?;
     if cfg!(target_endian = "big") {
-        for value in &mut values {
+        for value in values.iter_mut() {
             *value = u32::from_le(*value);
         }
     }
-    Ok(values)
+    Ok(())
 }

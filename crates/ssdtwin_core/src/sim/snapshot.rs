@@ -137,9 +137,17 @@ impl Simulation {
                 }
             }
         }
-        let ftl = Ftl::read_state(&mut reader, &self.controller.ftl)
-            .map_err(|error| file_error(path, format!("cannot read the drive state: {error}")))?;
-        self.controller.ftl = ftl;
+        if let Err(error) = Ftl::read_state(&mut reader, &mut self.controller.ftl) {
+            // The FTL gave its arrays to the read: build it afresh, as `Simulation::new` did.
+            let geometry = self.controller.ftl.geometry;
+            self.controller.ftl = Ftl::new(
+                &self.scenario.ftl,
+                self.scenario.flash.multi_plane,
+                geometry,
+                crate::base::rng::Rng::stream(self.scenario.seed, "ftl"),
+            );
+            return Err(file_error(path, format!("cannot read the drive state: {error}")));
+        }
         self.preconditioned = true;
         self.prepared_wall = started.elapsed();
         Ok(())

@@ -290,8 +290,12 @@ fn a_snapshot_of_another_drive_is_refused_naming_the_key() {
     // A damaged file is an error about the snapshot, not a panic.
     let bytes = std::fs::read(&path).unwrap();
     std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
-    let error = Simulation::new(&base).unwrap().load_snapshot(&path).unwrap_err();
+    let mut damaged = Simulation::new(&base).unwrap();
+    let error = damaged.load_snapshot(&path).unwrap_err();
     assert_eq!(error.key, "snapshot", "{error}");
+    // The simulation is still whole: it preconditions and runs as if nothing had been loaded.
+    let after = damaged.run(&mut |_| true).unwrap();
+    assert_eq!(simulated_part(&after), simulated_part(&run(&base)));
     std::fs::write(&path, b"not a snapshot").unwrap();
     let error = Simulation::new(&base).unwrap().load_snapshot(&path).unwrap_err();
     assert!(error.message.contains("not an ssdtwin drive snapshot"), "{error}");
