@@ -21,6 +21,9 @@ cargo fmt --all --check
 step "cargo test --workspace"
 cargo test --workspace
 
+step "instructions per simulated I/O against the committed baseline (scripts/instructions.sh)"
+bash scripts/instructions.sh
+
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 

@@ -16,6 +16,7 @@ import pytest
 
 import ssdtwin
 from conftest import cli
+from ssdtwin.report import WALL_CLOCK_FIELDS, without_wall_clock
 
 BASE = {"flash": {"blocks_per_plane": 16}, "workload": {"io_count": 3_000, "precondition": "none"}}
 """A base scenario that runs in a few hundredths of a second."""
@@ -33,8 +34,6 @@ STALLING = {
 """A point that passes validation but stalls at run time: a tiny drive with 2% spare space,
 written until GC finds nothing to reclaim (SimulationError)."""
 
-WALL_TIME_FIELDS = ("wall_time_s", "simulator.precondition_wall_time_s")
-"""Report fields that measure the host computer, not the drive."""
 
 
 def sweep_file(tmp_path: Path, text: str) -> Path:
@@ -44,7 +43,7 @@ def sweep_file(tmp_path: Path, text: str) -> Path:
 
 
 def deterministic(table: pandas.DataFrame) -> pandas.DataFrame:
-    return table.drop(columns=[column for column in WALL_TIME_FIELDS if column in table.columns])
+    return table.drop(columns=[column for column in WALL_CLOCK_FIELDS if column in table.columns])
 
 
 def test_grid_zip_points_and_seeds_expand_to_their_product(tmp_path):
@@ -244,9 +243,7 @@ def test_dask_local_cluster_gives_the_local_backends_results(tmp_path):
             json.loads((tmp_path / name / "reports" / f"{point_id}.json").read_text())
             for name in ("local", "dask")
         ]
-        for report in reports:
-            del report["wall_time_s"], report["simulator"]["precondition_wall_time_s"]
-        assert reports[0] == reports[1]
+        assert without_wall_clock(reports[0]) == without_wall_clock(reports[1])
 
 
 def test_dask_scheduler_address_runs_on_that_cluster(tmp_path):

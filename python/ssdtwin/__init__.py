@@ -3,6 +3,8 @@
     import ssdtwin
     report = ssdtwin.run("scenario.toml", **{"flash.channels": 8})
     report = ssdtwin.run({"drive": "iiot_64gb", "host": {"queue_depth": 8}}, flash__channels=2)
+    ssdtwin.precondition("scenario.toml", "drive.snap")   # precondition once ...
+    report = ssdtwin.run("scenario.toml", snapshot="drive.snap", **{"host.queue_depth": 64})  # ... reuse
     report.iops, report.latency_us["read"]["p99_99"], report.to_dict(), report.flat()
     results = ssdtwin.sweep("sweep.toml")          # a pandas DataFrame, one row per point
     results = ssdtwin.load("results/qd_sweep")     # the same table, read back
@@ -14,7 +16,9 @@ The simulator is the Rust core (`ssdtwin._core`); this package is its public Pyt
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ssdtwin import _core
@@ -36,6 +40,7 @@ __all__ = [
     "default_scenario",
     "load",
     "plot",
+    "precondition",
     "plot_latency_cdf",
     "plot_thermal",
     "plot_timeseries",
@@ -52,7 +57,11 @@ ProgressCallback = Callable[[str, float, int, float], object]
 
 
 def run(
-    scenario: ScenarioLike = None, *, progress: ProgressCallback | None = None, **overrides: Any
+    scenario: ScenarioLike = None,
+    *,
+    progress: ProgressCallback | None = None,
+    snapshot: str | os.PathLike[str] | None = None,
+    **overrides: Any,
 ) -> Report:
     """Simulates a scenario and returns its report.
 
@@ -62,15 +71,35 @@ def run(
     with `__` for dots (`flash__channels=8`). `progress`, if given, is called about ten times a
     second with `(phase, fraction, host_ios, simulated_time_s)`; an exception it raises stops the
     run and propagates. The simulation does not hold the GIL, so runs in threads proceed in
-    parallel.
+    parallel. `snapshot` (a file from `precondition`) starts the drive from its saved state
+    instead of preconditioning it; it must have been made for the same drive (every `flash.*`,
+    `ftl.*` key, `seed`, `workload.precondition`, `workload.span`, `workload.steady_overwrites`).
 
     Raises `ConfigError` (a `ValueError`, with `.key` and `.message`) for an invalid scenario,
     `TypeError` for arguments of the wrong type and `FileNotFoundError` for a missing file.
     """
     if progress is not None and not callable(progress):
         raise TypeError(f"progress must be a callable or None, not {type(progress).__name__}")
-    text = _core.run(*core_arguments(scenario, overrides), progress)
+    path = None if snapshot is None else os.fspath(snapshot)
+    text = _core.run(*core_arguments(scenario, overrides), progress, path)
     return Report(json.loads(text))
+
+
+def precondition(
+    scenario: ScenarioLike = None,
+    output: str | os.PathLike[str] = "drive.snap",
+    *,
+    progress: ProgressCallback | None = None,
+    **overrides: Any,
+) -> Path:
+    """Preconditions the scenario's drive (`workload.precondition`) and writes its state to
+    `output`, a drive snapshot for `run(..., snapshot=output)`; returns the path. The file is
+    written whole or not at all."""
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, not {type(progress).__name__}")
+    path = Path(output)
+    _core.run(*core_arguments(scenario, overrides), progress, None, os.fspath(path))
+    return path
 
 
 def resolve(scenario: ScenarioLike = None, **overrides: Any) -> dict[str, Any]:

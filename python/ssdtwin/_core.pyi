@@ -26,9 +26,14 @@ def run(
     set_overrides: list[str],
     json_overrides: list[tuple[str, str]],
     progress: Callable[[str, float, int, float], object] | None,
+    snapshot: str | None = None,
+    save_snapshot: str | None = None,
 ) -> str:
     """Loads and validates a scenario, simulates it without holding the GIL, returns the report as
     JSON text; the time series' columns are under its `"timeseries"` key (name to list of numbers).
+    With `snapshot` the drive starts from that snapshot file instead of preconditioning; with
+    `save_snapshot` the drive is preconditioned and written there, nothing runs, and the result
+    is `"null"`.
 
     The scenario is the built-in default when both `scenario_path` and `scenario_json` are None,
     a TOML file, or a JSON object (preset paths in it relative to `base_dir`). `set_overrides` are

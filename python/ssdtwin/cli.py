@@ -1,7 +1,8 @@
 """The `ssdtwin` command line (the README, "Running scenarios").
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
-                [--output-format summary|json|fio-json]
+                [--output-format summary|json|fio-json] [--from DRIVE.snap]
+    ssdtwin precondition [SCENARIO.toml] [--set KEY=VALUE ...] [-o DRIVE.snap]
     ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
     ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
     ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
@@ -65,6 +66,12 @@ def main() -> None:
 )
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
 @click.option(
+    "--from",
+    "snapshot",
+    metavar="DRIVE.snap",
+    help="Start from this drive snapshot (`ssdtwin precondition`) instead of preconditioning.",
+)
+@click.option(
     "--output-format",
     type=click.Choice(["summary", "json", "fio-json"]),
     default="summary",
@@ -78,13 +85,14 @@ def run_command(
     json_path: str | None,
     timeseries_path: str | None,
     quiet: bool,
+    snapshot: str | None,
     output_format: str,
 ) -> None:
     """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
     try:
         arguments = core_arguments(scenario, {}, list(set_overrides))
         with progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
-            report = Report(json.loads(_core.run(*arguments, progress)))
+            report = Report(json.loads(_core.run(*arguments, progress, snapshot)))
     except ConfigError as error:
         fail(str(error).rstrip())
     except SimulationError as error:
@@ -119,6 +127,29 @@ def run_command(
         except OSError as error:
             fail(f"cannot write {json_path}: {error.strerror or error}")
     print_summary(report, Console())
+
+
+@main.command("precondition")
+@click.argument("scenario", required=False, metavar="[SCENARIO.toml]")
+@click.option("--set", "set_overrides", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
+@click.option("-o", "--output", default="drive.snap", show_default=True, metavar="DRIVE.snap")
+@click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
+def precondition_command(scenario: str | None, set_overrides: tuple[str, ...], output: str, quiet: bool) -> None:
+    """Precondition the scenario's drive once and save it as a snapshot for `run --from`."""
+    try:
+        arguments = core_arguments(scenario, {}, list(set_overrides))
+        with progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
+            _core.run(*arguments, progress, None, output)
+    except ConfigError as error:
+        fail(str(error).rstrip())
+    except SimulationError as error:
+        fail(f"preconditioning stopped: {error}")
+    except OSError as error:
+        fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    click.echo(f"wrote {output}")
 
 
 @main.command("schema")
@@ -362,6 +393,9 @@ def print_summary(report: Report, console: Console) -> None:
         ("Bandwidth", _format(_lookup(data, "bandwidth_mib_s"), "{:,.1f} MiB/s")),
         ("Simulated time", _format(_lookup(data, "simulated_time_s"), "{:.6g} s")),
         ("Wall time", _format(_lookup(data, "wall_time_s"), "{:.3f} s")),
+        ("  preconditioning", _format(_lookup(data, "simulator.precondition_wall_s"), "{:.3f} s")),
+        ("Simulated I/Os per wall s", _format(_lookup(data, "simulator.ios_per_wall_s"), "{:,.0f} (run)")),
+        ("", _format(_lookup(data, "simulator.end_to_end_ios_per_wall_s"), "{:,.0f} (end to end)")),
         ("WAF", _format(_lookup(data, "waf"), "{:.3f}")),
         ("HoL events", _format(_lookup(data, "queues.hol_events"), "{:,}")),
         ("Die utilisation", _format(_lookup(data, "queues.die_utilization"), "{:.1%}")),

@@ -35,6 +35,29 @@ the interval). With the thermal model on, the core adds `temp_c.<node>` (°C at 
 one column per node of the drive's network) and `throttle_state` (0 off, 1 light, 2 heavy)."""
 
 
+WALL_CLOCK_FIELDS = (
+    "wall_time_s",
+    "simulator.precondition_wall_s",
+    "simulator.run_wall_s",
+    "simulator.ios_per_wall_s",
+    "simulator.end_to_end_ios_per_wall_s",
+)
+"""Report fields that measure the host computer, not the drive: the only fields two runs of the
+same seed and config may differ in."""
+
+
+def without_wall_clock(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the report dict `data` without the `WALL_CLOCK_FIELDS`."""
+    copied = copy.deepcopy(dict(data))
+    for path in WALL_CLOCK_FIELDS:
+        *parents, name = path.split(".")
+        table = copied
+        for parent in parents:
+            table = table.get(parent, {})
+        table.pop(name, None)
+    return copied
+
+
 class Report:
     """The result of `ssdtwin.run`: `report.iops`, `report.latency_us["read"]["p99_99"]`,
     `report.config` (the fully resolved scenario), `report.to_dict()`, `report.flat()`,

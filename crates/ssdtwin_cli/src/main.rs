@@ -112,15 +112,17 @@ fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String>
     texts.extend(extra.iter().cloned());
     let scenario = load(&ScenarioSource::Default, &parse_overrides(&texts)?).map_err(|error| error.to_string())?;
     let report = ssdtwin_core::run(&scenario, &mut |_| true).map_err(|error| error.to_string())?;
-    let measured_wall = report.wall_time_s - report.simulator.precondition_wall_time_s;
+    let simulator = &report.simulator;
     let peak_bytes = peak_resident_bytes();
     println!("case: {name}");
     println!("host I/Os simulated:        {}", report.host_ios);
     println!(
         "simulated I/Os per second:  {:.0}   (wall {:.2} s, preconditioning {:.2} s more)",
-        report.host_ios as f64 / measured_wall,
-        measured_wall,
-        report.simulator.precondition_wall_time_s
+        simulator.ios_per_wall_s, simulator.run_wall_s, simulator.precondition_wall_s
+    );
+    println!(
+        "end to end:                 {:.0}   (preconditioning included)",
+        simulator.end_to_end_ios_per_wall_s
     );
     println!("simulated drive IOPS:       {:.0}", report.iops);
     println!("WAF:                        {:.2}", report.waf);

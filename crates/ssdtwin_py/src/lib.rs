@@ -12,7 +12,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use ssdtwin_core::{config, Override, Progress, RunError, Scenario, ScenarioSource};
+use ssdtwin_core::{config, Override, Progress, RunError, Scenario, ScenarioSource, Simulation};
 
 create_exception!(
     ssdtwin._core,
@@ -120,8 +120,13 @@ mod _core {
     ///
     /// `progress(phase, fraction, host_ios, simulated_time_s)` is called at most ten times a
     /// second; an exception from it, or a pending signal (Ctrl-C), stops the run and is raised.
+    ///
+    /// With `snapshot`, the drive starts from that snapshot instead of preconditioning (refused,
+    /// naming the key, when it was made for another drive). With `save_snapshot`, the drive is
+    /// preconditioned, written there, and nothing is run: the result is `"null"`.
     #[pyfunction]
-    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, progress))]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, progress, snapshot=None, save_snapshot=None))]
+    #[allow(clippy::too_many_arguments)]
     fn run(
         py: Python<'_>,
         scenario_path: Option<PathBuf>,
@@ -130,9 +135,16 @@ mod _core {
         set_overrides: Vec<String>,
         json_overrides: Vec<(String, String)>,
         progress: Option<Py<PyAny>>,
+        snapshot: Option<PathBuf>,
+        save_snapshot: Option<PathBuf>,
     ) -> PyResult<String> {
         let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
             .map_err(|error| config_error(py, error))?;
+        let mut simulation = Simulation::new(&scenario).map_err(|error| config_error(py, error))?;
+        if let Some(path) = &snapshot {
+            py.detach(|| simulation.load_snapshot(path))
+                .map_err(|error| config_error(py, error))?;
+        }
         let mut raised: Option<PyErr> = None;
         let mut last_call: Option<Instant> = None;
         let mut on_progress = |state: &Progress| -> bool {
@@ -159,12 +171,16 @@ mod _core {
                 }
             })
         };
-        let outcome = py.detach(|| ssdtwin_core::run(&scenario, &mut on_progress));
+        let outcome = py.detach(|| match &save_snapshot {
+            Some(path) => simulation.save_snapshot(path, &mut on_progress).map(|()| None),
+            None => simulation.run(&mut on_progress).map(Some),
+        });
         if let Some(error) = raised {
             return Err(error);
         }
         match outcome {
-            Ok(report) => {
+            Ok(None) => Ok("null".to_string()),
+            Ok(Some(report)) => {
                 let mut json = report.to_json();
                 json["timeseries"] = report.timeseries.to_json();
                 Ok(json.to_string())

@@ -8,7 +8,7 @@ use rand_core::Rng as _;
 use rand_pcg::Pcg64Mcg;
 
 /// A seeded random stream.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Rng(Pcg64Mcg);
 
 impl Rng {

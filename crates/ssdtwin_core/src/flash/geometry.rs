@@ -10,7 +10,7 @@ use super::params::FlashConfig;
 use crate::base::units::ByteSize;
 
 /// Sizes of every level of the array, and the mapping unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Geometry {
     pub channels: u32,
     /// Chips (ways) sharing one channel.

@@ -25,7 +25,7 @@ use super::mapping::NONE;
 use super::placement::{Placement, PlacementView};
 use super::types::{Stream, WorkItem};
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Bast {
     pub blocks: DataBlocks,
     /// Log block of each logical block, or [`NONE`].

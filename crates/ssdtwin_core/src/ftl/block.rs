@@ -21,7 +21,7 @@ use super::types::{Stream, WorkItem};
 use crate::flash::geometry::Geometry;
 
 /// One bit per physical page.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct PageBits {
     words: Vec<u64>,
 }
@@ -56,7 +56,7 @@ impl PageBits {
 }
 
 /// Data blocks of logical blocks, and page state, shared by block mapping and BAST.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DataBlocks {
     /// Physical data block of each logical block, or [`NONE`] before its first write.
     pub data: Vec<u32>,
@@ -197,7 +197,7 @@ impl DataBlocks {
 }
 
 /// Block mapping: no log blocks, every update of a written offset rewrites the block.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BlockMapping {
     pub blocks: DataBlocks,
 }

@@ -7,7 +7,7 @@
 
 use super::mapping::NONE;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     Free,
     Open,
@@ -15,7 +15,7 @@ pub enum BlockState {
     Victim,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct BlockTable {
     blocks_per_plane: u32,
     units_per_block: u32,

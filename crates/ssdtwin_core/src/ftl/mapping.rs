@@ -8,13 +8,28 @@
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
 pub const NONE: u32 = u32::MAX;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Mapping {
     forward: Vec<u32>,
     reverse: Vec<u32>,
 }
 
 impl Mapping {
+    /// The forward and reverse arrays (for snapshots).
+    pub fn arrays(&self) -> (&[u32], &[u32]) {
+        (&self.forward, &self.reverse)
+    }
+
+    /// The forward and reverse arrays, taken out (the mapping is left empty).
+    pub fn take_arrays(&mut self) -> (Vec<u32>, Vec<u32>) {
+        (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
+    }
+
+    /// A mapping from its forward and reverse arrays (a snapshot's).
+    pub fn from_arrays(forward: Vec<u32>, reverse: Vec<u32>) -> Mapping {
+        Mapping { forward, reverse }
+    }
+
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
             forward: vec![NONE; logical_units as usize],

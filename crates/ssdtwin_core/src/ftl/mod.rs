@@ -29,6 +29,7 @@ pub mod mapping;
 pub mod params;
 pub mod placement;
 mod precondition;
+pub mod snapshot;
 #[cfg(test)]
 mod tests;
 pub mod types;
@@ -47,7 +48,7 @@ use crate::base::rng::Rng;
 use crate::flash::geometry::Geometry;
 
 /// The mapping scheme and its own state (docs/style.md: one file per scheme, a closed enum).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub enum Scheme {
     /// Page mapping: its state is the `Ftl` itself.
     #[default]
@@ -56,9 +57,12 @@ pub enum Scheme {
     Bast(bast::Bast),
 }
 
-#[derive(Debug)]
+/// The FTL and all its state. Serializable for drive snapshots (`ftl/snapshot.rs`): the mapping
+/// table's arrays go raw beside the rest.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub struct Ftl {
     pub geometry: Geometry,
+    #[serde(skip)]
     pub mapping: Mapping,
     pub blocks: BlockTable,
     free: Vec<VecDeque<u32>>,

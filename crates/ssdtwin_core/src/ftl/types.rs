@@ -6,14 +6,14 @@
 //! import it without importing the FTL that dispatches to them.
 
 /// Who writes: the host or garbage collection. Each has its own open block per plane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Stream {
     User = 0,
     Gc = 1,
 }
 
 /// Where one program writes: a die and the planes it programs at once.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ProgramTarget {
     pub die: u32,
     pub first_plane: u32,
@@ -21,7 +21,7 @@ pub struct ProgramTarget {
 }
 
 /// A page being filled with units before its program.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct OpenPage {
     pub block: u32,
     pub page: u32,
@@ -29,7 +29,7 @@ pub struct OpenPage {
 }
 
 /// Counts of data placed by each stream.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PlacementCounts {
     pub user_units: u64,
     pub gc_units: u64,
@@ -37,7 +37,7 @@ pub struct PlacementCounts {
 }
 
 /// Flash work a block-mapping or BAST decision costs, for the simulation to run in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum WorkItem {
     /// Read page `from` and program its data at page `to` (physical units = pages).
     Copy { from: u32, to: u32 },
@@ -46,7 +46,7 @@ pub enum WorkItem {
 }
 
 /// What the mapping schemes did in the measured run (Cho et al., Table II), counted when decided.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct SchemeCounts {
     /// Valid pages copied by block-mapping updates and BAST merges.
     pub valid_page_copies: u64,

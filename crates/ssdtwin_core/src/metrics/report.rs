@@ -83,7 +83,15 @@ pub struct SimulatorReport {
     /// Events handled in the measured run.
     pub events: u64,
     /// Wall time spent preconditioning [s] (included in `wall_time_s`).
-    pub precondition_wall_time_s: f64,
+    pub precondition_wall_s: f64,
+    /// Wall time of the measured run alone, after preconditioning [s].
+    pub run_wall_s: f64,
+    /// Host I/Os simulated per wall-clock second of the measured run (preconditioning excluded):
+    /// the simulator's speed.
+    pub ios_per_wall_s: f64,
+    /// Host I/Os simulated per wall-clock second of the whole call, preconditioning included:
+    /// what a user waits for.
+    pub end_to_end_ios_per_wall_s: f64,
     /// Logical capacity [mapping units].
     pub logical_units: u64,
     /// Mapping and block tables per logical mapping unit [bytes].

@@ -186,6 +186,8 @@ impl Simulation {
                 thermal,
             },
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
+            preconditioned: false,
+            prepared_wall: std::time::Duration::ZERO,
             events_handled: 0,
             probes: Vec::new(),
         })
@@ -205,6 +207,26 @@ impl Simulation {
     /// Preconditions the drive and runs the workload to completion.
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
         let started = std::time::Instant::now();
+        self.precondition(progress)?;
+        let precondition_wall = started.elapsed() + self.prepared_wall;
+        self.run_workload(progress)?;
+        let end = self.observers.metrics.last_completion;
+        let thermal = self.finish_thermal(end);
+        let power = self.observers.power.finish(end);
+        Ok(self.report(
+            started.elapsed() + self.prepared_wall,
+            precondition_wall,
+            power,
+            thermal,
+        ))
+    }
+
+    /// Brings the drive to the used state `workload.precondition` asks for, unless it is there
+    /// already (preconditioned before, or loaded from a snapshot).
+    pub fn precondition(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+        if self.preconditioned {
+            return Ok(());
+        }
         let workload = self.scenario.workload.clone();
         let finished = self
             .controller
@@ -227,11 +249,7 @@ impl Simulation {
         if !finished {
             return Err(RunError::Interrupted);
         }
-        let precondition_wall = started.elapsed();
-        self.run_workload(progress)?;
-        let end = self.observers.metrics.last_completion;
-        let thermal = self.finish_thermal(end);
-        let power = self.observers.power.finish(end);
-        Ok(self.report(started.elapsed(), precondition_wall, power, thermal))
+        self.preconditioned = true;
+        Ok(())
     }
 }

@@ -119,6 +119,14 @@ impl Simulation {
         };
         let logical_units = ftl.logical_units() as f64;
         let tally = &self.controller.tally;
+        let run_wall = (wall - precondition_wall).as_secs_f64();
+        let rate = |seconds: f64| {
+            if seconds > 0.0 {
+                metrics.completed as f64 / seconds
+            } else {
+                0.0
+            }
+        };
         Report {
             ssdtwin_version: crate::base::VERSION.to_string(),
             seed: self.scenario.seed,
@@ -146,7 +154,10 @@ impl Simulation {
             energy_j,
             simulator: SimulatorReport {
                 events: self.events_handled,
-                precondition_wall_time_s: precondition_wall.as_secs_f64(),
+                precondition_wall_s: precondition_wall.as_secs_f64(),
+                run_wall_s: run_wall,
+                ios_per_wall_s: rate(run_wall),
+                end_to_end_ios_per_wall_s: rate(wall.as_secs_f64()),
                 logical_units: ftl.logical_units() as u64,
                 state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
             },

@@ -14,6 +14,7 @@ pub mod harness;
 mod observers;
 pub mod report;
 pub mod scenario;
+mod snapshot;
 mod thermal;
 
 use crate::base::event::EventQueue;
@@ -64,6 +65,10 @@ pub struct Simulation {
     controller: Controller,
     observers: Observers,
     precondition_rng: Rng,
+    /// The drive is in its preconditioned state (preconditioned, or loaded from a snapshot).
+    preconditioned: bool,
+    /// Wall time spent loading a snapshot, counted as preconditioning in the report.
+    prepared_wall: std::time::Duration,
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
     probes: Vec<(u32, ProbeAction)>,

@@ -15,9 +15,16 @@ fn simulated_part(report: &Report) -> Value {
         .get_mut("simulator")
         .and_then(Value::as_object_mut)
         .expect("reports carry a simulator section");
-    simulator
-        .remove("precondition_wall_time_s")
-        .expect("reports carry precondition_wall_time_s");
+    for field in [
+        "precondition_wall_s",
+        "run_wall_s",
+        "ios_per_wall_s",
+        "end_to_end_ios_per_wall_s",
+    ] {
+        simulator
+            .remove(field)
+            .unwrap_or_else(|| panic!("reports carry simulator.{field}"));
+    }
     json
 }
 
@@ -169,4 +176,128 @@ fn block_mapping_and_bast_runs_are_reproducible() {
         assert!(first.ftl.channel_switches > 0, "{mapping}: channels change chips");
         assert_eq!(simulated_part(&first), simulated_part(&second), "{mapping}");
     }
+}
+
+#[test]
+fn the_wall_clock_fields_add_up() {
+    let report = run(&scenario(&["workload.io_count=5000", "workload.precondition=steady"]));
+    let simulator = &report.simulator;
+    let sum = simulator.precondition_wall_s + simulator.run_wall_s;
+    assert!(
+        (sum - report.wall_time_s).abs() < 1e-9,
+        "{sum} against {}",
+        report.wall_time_s
+    );
+    assert!(simulator.precondition_wall_s > 0.0 && simulator.run_wall_s > 0.0);
+    let ios = report.host_ios as f64;
+    assert!((simulator.ios_per_wall_s - ios / simulator.run_wall_s).abs() <= 1e-9 * simulator.ios_per_wall_s);
+    assert!(
+        (simulator.end_to_end_ios_per_wall_s - ios / report.wall_time_s).abs()
+            <= 1e-9 * simulator.end_to_end_ios_per_wall_s
+    );
+    assert!(simulator.end_to_end_ios_per_wall_s < simulator.ios_per_wall_s);
+}
+
+/// A run from a snapshot of the preconditioned drive reports exactly what a run that
+/// preconditions does: the snapshot holds every bit of state preconditioning leaves.
+fn snapshot_round_trip(settings: &[&str]) {
+    let scenario = scenario(settings);
+    let direct = run(&scenario);
+    let directory = std::env::temp_dir().join(format!(
+        "ssdtwin-snap-{}-{}",
+        std::process::id(),
+        settings.join("_").len()
+    ));
+    std::fs::create_dir_all(&directory).unwrap();
+    let path = directory.join("drive.snap");
+    let mut maker = Simulation::new(&scenario).unwrap();
+    maker.save_snapshot(&path, &mut |_| true).unwrap();
+    let mut loaded = Simulation::new(&scenario).unwrap();
+    loaded.load_snapshot(&path).unwrap();
+    let from_snapshot = loaded.run(&mut |_| true).unwrap();
+    // The memory held (vector capacities, counted by `state_bytes_per_mapping_unit`) may differ:
+    // vectors read from a file are allocated to their length, not grown. Everything simulated
+    // is equal.
+    let without_memory = |report: &Report| {
+        let mut json = simulated_part(report);
+        json["simulator"]["state_bytes_per_mapping_unit"] = Value::Null;
+        json
+    };
+    assert!(
+        without_memory(&from_snapshot) == without_memory(&direct),
+        "a run from the snapshot differs: {settings:?}"
+    );
+    // With 4 KiB mapping units the file stays within 12 bytes per logical unit (the mapping's
+    // 4 B forward + 4 B per physical unit, plus the per-block state; with 16 KiB units, as BAST
+    // needs here, a block holds 4 times fewer units and the per-block part weighs more).
+    let bytes = std::fs::metadata(&path).unwrap().len() as f64;
+    let per_unit = bytes / direct.simulator.logical_units as f64;
+    if scenario.ftl.mapping_unit.bytes() == 4096 {
+        assert!(per_unit <= 12.0, "{per_unit} bytes per mapping unit");
+    }
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn a_run_from_a_snapshot_equals_a_run_that_preconditions() {
+    let mix = [
+        "workload.read_fraction=0.3",
+        "workload.io_count=20000",
+        "host.queue_depth=16",
+    ];
+    let steady: Vec<&str> = mix.iter().copied().chain(["workload.precondition=steady"]).collect();
+    snapshot_round_trip(&steady);
+    let fifo: Vec<&str> = steady.iter().copied().chain(["ftl.gc_policy=fifo"]).collect();
+    snapshot_round_trip(&fifo);
+    let bast: Vec<&str> = mix
+        .iter()
+        .copied()
+        .chain([
+            "ftl.mapping=bast",
+            "ftl.mapping_unit=16KiB",
+            "workload.block_size=16KiB",
+            "workload.precondition=fill",
+        ])
+        .collect();
+    snapshot_round_trip(&bast);
+}
+
+#[test]
+fn a_snapshot_of_another_drive_is_refused_naming_the_key() {
+    let path = std::env::temp_dir().join(format!("ssdtwin-snap-refuse-{}.snap", std::process::id()));
+    let base = scenario(&["workload.precondition=fill"]);
+    Simulation::new(&base)
+        .unwrap()
+        .save_snapshot(&path, &mut |_| true)
+        .unwrap();
+    for (setting, key) in [
+        ("flash.blocks_per_plane=32", "flash.blocks_per_plane"),
+        ("ftl.over_provisioning=0.2", "ftl.over_provisioning"),
+        ("seed=7", "seed"),
+        ("workload.precondition=steady", "workload.precondition"),
+    ] {
+        let other = scenario(&["workload.precondition=fill", setting]);
+        let error = Simulation::new(&other).unwrap().load_snapshot(&path).unwrap_err();
+        assert_eq!(error.key, key, "{error}");
+    }
+    // Settings that do not shape the drive state are free to differ.
+    let other = scenario(&[
+        "workload.precondition=fill",
+        "host.queue_depth=8",
+        "workload.read_fraction=0.5",
+    ]);
+    Simulation::new(&other).unwrap().load_snapshot(&path).unwrap();
+    // A damaged file is an error about the snapshot, not a panic.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+    let mut damaged = Simulation::new(&base).unwrap();
+    let error = damaged.load_snapshot(&path).unwrap_err();
+    assert_eq!(error.key, "snapshot", "{error}");
+    // The simulation is still whole: it preconditions and runs as if nothing had been loaded.
+    let after = damaged.run(&mut |_| true).unwrap();
+    assert_eq!(simulated_part(&after), simulated_part(&run(&base)));
+    std::fs::write(&path, b"not a snapshot").unwrap();
+    let error = Simulation::new(&base).unwrap().load_snapshot(&path).unwrap_err();
+    assert!(error.message.contains("not an ssdtwin drive snapshot"), "{error}");
+    std::fs::remove_file(&path).unwrap();
 }

@@ -279,7 +279,14 @@ fn throttled_runs_are_deterministic() {
     let strip = |report: &ssdtwin_core::Report| {
         let mut json = report.to_json();
         json["wall_time_s"] = serde_json::Value::Null;
-        json["simulator"]["precondition_wall_time_s"] = serde_json::Value::Null;
+        for field in [
+            "precondition_wall_s",
+            "run_wall_s",
+            "ios_per_wall_s",
+            "end_to_end_ios_per_wall_s",
+        ] {
+            json["simulator"][field] = serde_json::Value::Null;
+        }
         json
     };
     assert_eq!(strip(&a), strip(&b));

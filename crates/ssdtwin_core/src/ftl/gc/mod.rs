@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 use super::params::{FtlConfig, GcPolicyKind};
 pub use context::VictimContext;
 
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub enum VictimPolicy {
     Greedy,
     CostBenefit { candidates: u32 },

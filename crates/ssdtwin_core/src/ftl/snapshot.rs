@@ -1,0 +1,86 @@
+//! The FTL's state as bytes, for drive snapshots (`sim/snapshot.rs` adds the file's header): the
+//! mapping table's two arrays raw (little-endian `u32`, read straight into their vectors, so
+//! loading runs at the speed of the file system), then everything else — block table, free
+//! lists, open blocks, GC policy state, the FTL's random stream, the scheme's own state — as JSON.
+//! Each part is preceded by its length, so a truncated file is detected, not misread.
+
+use std::io::{self, Read, Write};
+
+use super::mapping::Mapping;
+use super::Ftl;
+
+/// Longest JSON part accepted on reading [bytes]: the per-block state of the largest drives is a
+/// few hundred MiB at most; anything longer is a damaged file.
+const MAX_JSON_BYTES: u64 = 1 << 32;
+
+impl Ftl {
+    /// Writes the FTL's state.
+    pub fn write_state(&self, writer: &mut impl Write) -> io::Result<()> {
+        let (forward, reverse) = self.mapping.arrays();
+        for array in [forward, reverse] {
+            writer.write_all(&(array.len() as u64).to_le_bytes())?;
+            write_u32s(writer, array)?;
+        }
+        let rest = serde_json::to_vec(self).map_err(io::Error::other)?;
+        writer.write_all(&(rest.len() as u64).to_le_bytes())?;
+        writer.write_all(&rest)
+    }
+
+    /// Reads a state written by [`Self::write_state`] into `ftl`, the FTL the scenario builds:
+    /// the mapping arrays are read into its own (already allocated and touched, so loading costs
+    /// no page faults), whose sizes the file must match. On an error `ftl` is left unusable.
+    pub fn read_state(reader: &mut impl Read, ftl: &mut Ftl) -> io::Result<()> {
+        let (mut forward, mut reverse) = ftl.mapping.take_arrays();
+        read_u32s(reader, &mut forward, "forward mapping")?;
+        read_u32s(reader, &mut reverse, "reverse mapping")?;
+        let length = read_u64(reader)?;
+        if length > MAX_JSON_BYTES {
+            return Err(invalid(format!("an FTL state of {length} bytes: the file is damaged")));
+        }
+        let mut rest = vec![0u8; length as usize];
+        reader.read_exact(&mut rest)?;
+        *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
+        ftl.mapping = Mapping::from_arrays(forward, reverse);
+        Ok(())
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+fn read_u64(reader: &mut impl Read) -> io::Result<u64> {
+    let mut bytes = [0u8; 8];
+    reader.read_exact(&mut bytes)?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+/// Writes `values` as little-endian bytes, in chunks (no copy of the whole array).
+fn write_u32s(writer: &mut impl Write, values: &[u32]) -> io::Result<()> {
+    if cfg!(target_endian = "little") {
+        return writer.write_all(bytemuck::cast_slice(values));
+    }
+    for chunk in values.chunks(1 << 16) {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|value| value.to_le_bytes()).collect();
+        writer.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// Reads into `values` an array of as many little-endian `u32`s, preceded by its length.
+fn read_u32s(reader: &mut impl Read, values: &mut [u32], what: &str) -> io::Result<()> {
+    let length = read_u64(reader)?;
+    if length != values.len() as u64 {
+        return Err(invalid(format!(
+            "the {what} holds {length} entries where this drive has {}",
+            values.len()
+        )));
+    }
+    reader.read_exact(bytemuck::cast_slice_mut(values))?;
+    if cfg!(target_endian = "big") {
+        for value in values.iter_mut() {
+            *value = u32::from_le(*value);
+        }
+    }
+    Ok(())
+}

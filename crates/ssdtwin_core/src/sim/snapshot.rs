@@ -1,0 +1,155 @@
+//! Drive snapshots: the preconditioned state of a drive in a file, so that runs and sweep points
+//! that share a drive precondition it once (README, "Drive snapshots").
+//!
+//! The file is a magic line, a JSON header of `{"ssdtwin_version", "drive": {key: value}}` with
+//! every scenario key that shapes the preconditioned state (`seed`, every `flash.*` and `ftl.*`
+//! key, `workload.precondition`, `workload.span`, `workload.steady_overwrites`), then the FTL's
+//! state (`ftl/snapshot.rs`). Loading compares the header with the scenario key by key and
+//! refuses a drive that differs, naming the first key. Files are written to a temporary name and
+//! renamed, so a killed save leaves no half file.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::scenario::Scenario;
+use super::{Progress, RunError, Simulation};
+use crate::base::error::ConfigError;
+use crate::ftl::Ftl;
+
+/// First bytes of a snapshot file.
+const MAGIC: &[u8] = b"ssdtwin drive snapshot 1\n";
+/// Longest header accepted [bytes].
+const MAX_HEADER_BYTES: u64 = 1 << 24;
+/// Key an error about the snapshot file itself names.
+const KEY: &str = "snapshot";
+
+/// The scenario keys that shape the preconditioned drive, flattened to dotted paths.
+pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
+    let mut keys = BTreeMap::new();
+    keys.insert("seed".to_string(), Value::from(scenario.seed));
+    let json = serde_json::to_value(scenario).expect("a scenario serializes");
+    for table in ["flash", "ftl"] {
+        flatten(&json[table], table, &mut keys);
+    }
+    for key in ["precondition", "span", "steady_overwrites"] {
+        keys.insert(format!("workload.{key}"), json["workload"][key].clone());
+    }
+    keys
+}
+
+fn flatten(value: &Value, prefix: &str, into: &mut BTreeMap<String, Value>) {
+    match value {
+        Value::Object(table) => {
+            for (name, item) in table {
+                flatten(item, &format!("{prefix}.{name}"), into);
+            }
+        }
+        other => {
+            into.insert(prefix.to_string(), other.clone());
+        }
+    }
+}
+
+fn file_error(path: &Path, what: impl std::fmt::Display) -> ConfigError {
+    ConfigError::new(KEY, format!("{}: {what}", path.display()))
+}
+
+impl Simulation {
+    /// Preconditions the drive (if it is not yet) and writes its state to `path`.
+    pub fn save_snapshot(&mut self, path: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+        self.precondition(progress)?;
+        let header = serde_json::json!({
+            "ssdtwin_version": crate::base::VERSION,
+            "drive": drive_keys(&self.scenario),
+        });
+        let header = serde_json::to_vec(&header).expect("a header serializes");
+        let temporary = path.with_extension("snap.partial");
+        let write = || -> std::io::Result<()> {
+            let mut writer = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+            writer.write_all(MAGIC)?;
+            writer.write_all(&(header.len() as u64).to_le_bytes())?;
+            writer.write_all(&header)?;
+            self.controller.ftl.write_state(&mut writer)?;
+            writer.into_inner().map_err(|error| error.into_error())?.sync_all()?;
+            std::fs::rename(&temporary, path)
+        };
+        write().map_err(|error| {
+            let _ = std::fs::remove_file(&temporary);
+            RunError::Config(file_error(path, format!("cannot write the snapshot: {error}")))
+        })
+    }
+
+    /// Replaces the drive's state by the snapshot at `path`, which must have been made for the
+    /// same drive (every key of [`drive_keys`] equal); the run then skips preconditioning.
+    pub fn load_snapshot(&mut self, path: &Path) -> Result<(), ConfigError> {
+        let started = std::time::Instant::now();
+        let file = File::open(path).map_err(|error| file_error(path, format!("cannot read: {error}")))?;
+        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let mut magic = vec![0u8; MAGIC.len()];
+        reader
+            .read_exact(&mut magic)
+            .ok()
+            .filter(|_| magic == MAGIC)
+            .ok_or_else(|| file_error(path, "not an ssdtwin drive snapshot"))?;
+        let mut length = [0u8; 8];
+        reader
+            .read_exact(&mut length)
+            .map_err(|error| file_error(path, format!("truncated header: {error}")))?;
+        let length = u64::from_le_bytes(length);
+        if length > MAX_HEADER_BYTES {
+            return Err(file_error(path, "damaged header"));
+        }
+        let mut header = vec![0u8; length as usize];
+        reader
+            .read_exact(&mut header)
+            .map_err(|error| file_error(path, format!("truncated header: {error}")))?;
+        let header: Value =
+            serde_json::from_slice(&header).map_err(|error| file_error(path, format!("damaged header: {error}")))?;
+        let saved: BTreeMap<String, Value> = serde_json::from_value(header["drive"].clone())
+            .map_err(|error| file_error(path, format!("damaged header: {error}")))?;
+        let wanted = drive_keys(&self.scenario);
+        for (key, value) in &wanted {
+            match saved.get(key) {
+                Some(saved_value) if saved_value == value => {}
+                Some(saved_value) => {
+                    return Err(ConfigError::new(
+                        key.as_str(),
+                        format!(
+                            "the snapshot {} was made with {key} = {saved_value}, this scenario has {value}; \
+                             make a snapshot of this drive with `ssdtwin precondition`",
+                            path.display()
+                        ),
+                    ))
+                }
+                None => {
+                    return Err(ConfigError::new(
+                        key.as_str(),
+                        format!(
+                            "the snapshot {} does not record {key} (made by ssdtwin {}); make it again",
+                            path.display(),
+                            header["ssdtwin_version"]
+                        ),
+                    ))
+                }
+            }
+        }
+        if let Err(error) = Ftl::read_state(&mut reader, &mut self.controller.ftl) {
+            // The FTL gave its arrays to the read: build it afresh, as `Simulation::new` did.
+            let geometry = self.controller.ftl.geometry;
+            self.controller.ftl = Ftl::new(
+                &self.scenario.ftl,
+                self.scenario.flash.multi_plane,
+                geometry,
+                crate::base::rng::Rng::stream(self.scenario.seed, "ftl"),
+            );
+            return Err(file_error(path, format!("cannot read the drive state: {error}")));
+        }
+        self.preconditioned = true;
+        self.prepared_wall = started.elapsed();
+        Ok(())
+    }
+}
