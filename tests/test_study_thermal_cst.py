@@ -44,8 +44,10 @@ def test_cst_throttling_slows_the_drive_several_fold(runs):
     free, throttled = runs["0ms"], runs["20ms"]
     kiops = {name: f"{report.iops / 1e3:.2f}" for name, report in runs.items()}
     print(f"kIOPS: CST 0 {kiops['0ms']}, 1 ms {kiops['1ms']}, 20 ms {kiops['20ms']}")
-    # The hottest NAND package reaches the 80 °C threshold; with CST 0 throttling changes nothing.
-    assert free.throttle["entries"]["heavy"] >= 1
+    # The hottest NAND package reaches the 80 °C threshold; a CST of 0 slows nothing, so it is
+    # not counted as throttling.
+    assert free.throttle["entries"]["heavy"] == 0
+    assert free.throttle["time_s"] == 0
     assert max(value for node, value in free.thermal["max_c"].items() if node.startswith("nand")) > 80
     # CST 20 ms: the drive spends most of the window throttled and falls several-fold (paper 4.93x).
     assert throttled.throttle["time_s"] > 0.5 * throttled.simulated_time_s

@@ -35,7 +35,6 @@ STALLING = {
 written until GC finds nothing to reclaim (SimulationError)."""
 
 
-
 def sweep_file(tmp_path: Path, text: str) -> Path:
     path = tmp_path / "sweep.toml"
     path.write_text(text)

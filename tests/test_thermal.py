@@ -74,3 +74,15 @@ def test_the_cli_prints_temperatures_and_names_bad_keys(tmp_path):
     assert missing.returncode == 2
     assert "throttle.policy" in missing.stderr
     assert "thermal.enabled" in missing.stderr
+
+
+def test_an_infinite_resistance_opens_a_path_from_python():
+    # No convection from the package tops: heat leaves through the board alone.
+    open_tops = ssdtwin.run(
+        None, **THERMAL, **{"thermal.resistance_k_per_w.package_top_to_ambient": float("inf")}
+    )
+    default = ssdtwin.run(None, **THERMAL)
+    assert open_tops.thermal["final_c"]["controller"] > default.thermal["final_c"]["controller"]
+    with pytest.raises(ssdtwin.ConfigError) as raised:
+        ssdtwin.run(None, **THERMAL, **{"thermal.ambient_c": float("nan")})
+    assert raised.value.key == "thermal.ambient_c"

@@ -47,11 +47,15 @@ def core_arguments(
             "scenario must be None (the built-in default), a path to a TOML file (str or os.PathLike) "
             f"or a dict of scenario tables, not {type(scenario).__name__}"
         )
-    json_overrides = [
-        (key, json.dumps(_plain(value, key, "override")))
-        for key, value in dotted_overrides(overrides).items()
-    ]
-    return scenario_path, scenario_json, os.getcwd(), list(set_overrides or []), json_overrides
+    set_list = list(set_overrides or [])
+    json_overrides = []
+    for key, value in dotted_overrides(overrides).items():
+        if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isinf(float(value)):
+            # JSON has no infinity; TOML does (`inf` opens a thermal path, for example).
+            set_list.append(f"{key}={'-' if float(value) < 0 else ''}inf")
+        else:
+            json_overrides.append((key, json.dumps(_plain(value, key, "override"))))
+    return scenario_path, scenario_json, os.getcwd(), set_list, json_overrides
 
 
 def scenario_file(scenario: str | os.PathLike[str]) -> str:
@@ -103,7 +107,11 @@ def _plain(value: object, key: str, argument: str) -> object:
     if isinstance(value, numbers.Real):
         number = float(value)
         if not math.isfinite(number):
-            raise config_error(key, f"{number} is not a valid value (NaN and infinity are not allowed)")
+            raise config_error(
+                key,
+                f"{number} is not a valid value (NaN is never allowed; infinity only as a keyword "
+                "override, e.g. **{'thermal.resistance_k_per_w.nand_lateral': float('inf')})",
+            )
         return number
     if isinstance(value, os.PathLike):
         return os.fsdecode(os.fspath(value))

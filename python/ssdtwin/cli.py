@@ -134,7 +134,9 @@ def run_command(
 @click.option("--set", "set_overrides", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
 @click.option("-o", "--output", default="drive.snap", show_default=True, metavar="DRIVE.snap")
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
-def precondition_command(scenario: str | None, set_overrides: tuple[str, ...], output: str, quiet: bool) -> None:
+def precondition_command(
+    scenario: str | None, set_overrides: tuple[str, ...], output: str, quiet: bool
+) -> None:
     """Precondition the scenario's drive once and save it as a snapshot for `run --from`."""
     try:
         arguments = core_arguments(scenario, {}, list(set_overrides))

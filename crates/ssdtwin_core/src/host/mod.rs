@@ -75,10 +75,14 @@ pub struct Host {
     pub mode: HostMode,
     pub submission_interval: Duration,
     pub command_overhead: Duration,
-    /// `host.submission_interval` and `host.command_overhead` as configured (throttling raises
-    /// the first and, with the controller's clock, stretches the second).
-    pub configured_interval: Duration,
+    /// `host.command_overhead` as configured (throttling stretches it with the controller's
+    /// clock).
     pub configured_overhead: Duration,
+    /// Thermal throttling's command submission time: each command waits this long from the
+    /// moment its queue slot is free (zero: off).
+    pub cst: Duration,
+    /// With a CST: when each free queue slot may submit again, earliest first.
+    pub cst_ready: VecDeque<Time>,
     /// Gap between open-loop arrivals.
     pub arrival_gap: Duration,
     /// Commands submitted and not completed.
@@ -117,8 +121,9 @@ impl Host {
             mode: config.mode,
             submission_interval: config.submission_interval,
             command_overhead: config.command_overhead,
-            configured_interval: config.submission_interval,
             configured_overhead: config.command_overhead,
+            cst: Duration::ZERO,
+            cst_ready: VecDeque::new(),
             arrival_gap: Duration::from_secs_f64(1.0 / config.arrival_rate),
             outstanding: 0,
             backlog: VecDeque::new(),

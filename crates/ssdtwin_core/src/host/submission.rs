@@ -56,19 +56,27 @@ impl Host {
         self.try_submit(controller, source, cx);
     }
 
-    /// Thermal throttling: from now on at most `queue_depth` commands in flight, at least
-    /// `interval` (or `host.submission_interval` if longer) between two submissions, and the
-    /// per-command firmware time stretched by `1 / clock` (the controller's power state). Submits
-    /// what the new limits allow at once.
+    /// Thermal throttling: from now on at most `queue_depth` commands in flight, each command
+    /// waiting `cst` (the command submission time) from the moment its queue slot is free, and
+    /// the per-command firmware time stretched by `1 / clock` (the controller's power state).
+    /// Submits what the new limits allow at once.
     pub fn apply_limits<O: Observer>(
         &mut self,
-        (queue_depth, interval, clock): (u32, crate::base::time::Duration, f64),
+        (queue_depth, cst, clock): (u32, crate::base::time::Duration, f64),
         controller: &mut Controller,
         source: &mut impl CommandSource,
         cx: &mut Context<O>,
     ) {
+        if cst != self.cst {
+            self.cst_ready.clear();
+            if cst > crate::base::time::Duration::ZERO {
+                // The slots free now wait the CST from now; the others from their completion.
+                let free = queue_depth.saturating_sub(self.outstanding);
+                self.cst_ready.extend((0..free).map(|_| cx.now + cst));
+            }
+            self.cst = cst;
+        }
         self.queue_depth = queue_depth;
-        self.submission_interval = self.configured_interval.max(interval);
         self.command_overhead = self.configured_overhead.scaled(1.0 / clock);
         self.try_submit(controller, source, cx);
     }
@@ -100,7 +108,14 @@ impl Host {
                     None => return,
                 }
             };
-            let allowed = self.next_allowed();
+            let mut allowed = self.next_allowed();
+            if self.cst > crate::base::time::Duration::ZERO {
+                // Thermal CST: the command waits for its slot's turn.
+                match self.cst_ready.front() {
+                    Some(&ready) => allowed = allowed.max(ready),
+                    None => return,
+                }
+            }
             if allowed > cx.now {
                 if !self.wakeup_pending {
                     self.wakeup_pending = true;
@@ -111,10 +126,12 @@ impl Host {
             match job {
                 None => {
                     let pending = self.backlog.pop_front().expect("checked above");
+                    self.cst_ready.pop_front();
                     self.submit_command(pending, controller, cx);
                 }
                 Some(job) => match source.next_command(job, cx.now) {
                     Ok(Some((command, _, _))) => {
+                        self.cst_ready.pop_front();
                         self.issued += 1;
                         let arrival = cx.now;
                         self.submit_command(Pending { arrival, command, job }, controller, cx);
@@ -229,6 +246,10 @@ impl Host {
         self.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;
         self.outstanding -= 1;
+        if self.cst > crate::base::time::Duration::ZERO && self.outstanding < self.queue_depth {
+            // The freed slot may submit once the CST has passed.
+            self.cst_ready.push_back(cx.now + self.cst);
+        }
         self.try_submit(controller, source, cx);
     }
 }

@@ -68,11 +68,9 @@ impl Simulation {
         if new.frame_buffer != old.frame_buffer {
             controller.set_frame_buffer(new.frame_buffer, cx);
         }
-        if (new.queue_depth, new.submission_interval, new.controller_power)
-            != (old.queue_depth, old.submission_interval, old.controller_power)
-        {
+        if (new.queue_depth, new.cst, new.controller_power) != (old.queue_depth, old.cst, old.controller_power) {
             self.host.apply_limits(
-                (new.queue_depth, new.submission_interval, new.controller_power),
+                (new.queue_depth, new.cst, new.controller_power),
                 controller,
                 &mut self.workload,
                 cx,

@@ -226,21 +226,45 @@ fn nvme_heavy_cap_of_half_the_dies_at_default_queue_sizes() {
 }
 
 #[test]
-fn cst_spaces_submissions_by_the_cst_while_hot() {
-    // Throttle threshold below ambient: CST applies from the first instant.
+fn cst_makes_each_command_wait_the_cst_while_hot() {
+    // Throttle threshold below ambient: CST applies from the first instant. At queue depth 1 each
+    // command waits the CST after the previous one completes, so the run lasts exactly
+    // n × (CST + mean latency).
+    let cst = 1e-3;
     let report = run(&thermal_scenario(&[
         "throttle.policy=\"cst\"",
         "throttle.throttle_c=20",
         "throttle.release_c=10",
         "throttle.cst=\"1ms\"",
         "workload.io_count=300",
+        "host.queue_depth=1",
     ]));
-    // 300 submissions 1 ms apart: the last at 299 ms, the run ends one service time later.
-    let simulated = report.simulated_time_s;
-    assert!((0.299..0.301).contains(&simulated), "{simulated} s");
+    let n = report.host_ios as f64;
+    let mean = report.latency_us.all.mean * 1e-6;
+    let expected = n * (cst + mean);
+    assert!(
+        relative_error(report.simulated_time_s, expected) < 1e-6,
+        "{} s against n x (CST + mean latency) = {expected} s",
+        report.simulated_time_s
+    );
     let throttle = report.throttle.unwrap();
     assert_eq!(throttle.events, 1);
-    assert!((throttle.state_time_s["heavy"] - simulated).abs() < 1e-9);
+    assert!((throttle.state_time_s["heavy"] - report.simulated_time_s).abs() < 1e-9);
+    // At queue depth 4 the slots wait in parallel: about four times the rate.
+    let four = run(&thermal_scenario(&[
+        "throttle.policy=\"cst\"",
+        "throttle.throttle_c=20",
+        "throttle.release_c=10",
+        "throttle.cst=\"1ms\"",
+        "workload.io_count=300",
+        "host.queue_depth=4",
+    ]));
+    let bound = 4.0 / cst;
+    assert!(
+        four.iops <= bound && four.iops > 0.8 * bound,
+        "{} IOPS against 4 / CST = {bound}",
+        four.iops
+    );
 }
 
 #[test]

@@ -21,10 +21,15 @@ impl Cst {
             throttle_c: config.throttle_c,
             release_c: config.release_c,
             full,
-            throttled: Limits {
-                state: ThrottleState::Heavy,
-                submission_interval: config.cst,
-                ..full
+            // A CST of zero slows nothing: the drive is not throttled, whatever the temperature.
+            throttled: if config.cst.as_nanos() == 0 {
+                full
+            } else {
+                Limits {
+                    state: ThrottleState::Heavy,
+                    cst: config.cst,
+                    ..full
+                }
             },
             on: false,
         }

@@ -108,7 +108,7 @@ impl CstPreopt {
             state,
             queue_depth,
             frame_buffer,
-            submission_interval: if self.throttled { self.cst } else { Duration::ZERO },
+            cst: if self.throttled { self.cst } else { Duration::ZERO },
             ..self.full
         }
     }

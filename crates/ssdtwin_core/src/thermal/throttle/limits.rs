@@ -35,9 +35,9 @@ pub struct Limits {
     pub queue_depth: u32,
     /// The controller's frame buffer [mapping units].
     pub frame_buffer: u32,
-    /// Minimum time between two host submissions while throttled; the host keeps the larger of
-    /// this and `host.submission_interval`.
-    pub submission_interval: Duration,
+    /// Command submission time (CST): the host waits this long before each command, from the
+    /// moment the command could go (a queue slot free); zero: no wait.
+    pub cst: Duration,
     /// Array operations allowed at once per channel, as a fraction of its dies (1: no cap).
     pub array_fraction: f64,
     /// The controller's power (and clock) as a fraction of normal (1: full power state).
@@ -60,7 +60,7 @@ impl Limits {
             state: ThrottleState::Off,
             queue_depth: baseline.queue_depth,
             frame_buffer: baseline.frame_buffer,
-            submission_interval: Duration::ZERO,
+            cst: Duration::ZERO,
             array_fraction: 1.0,
             controller_power: 1.0,
         }

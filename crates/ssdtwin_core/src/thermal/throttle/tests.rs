@@ -78,7 +78,7 @@ fn cst_throttles_at_the_threshold_until_below_release() {
         (5.0, 79.9),
     ];
     let limits = run(&mut throttle, &steps);
-    let cst: Vec<Duration> = limits.iter().map(|l| l.submission_interval).collect();
+    let cst: Vec<Duration> = limits.iter().map(|l| l.cst).collect();
     let ten = Duration::from_millis(10);
     assert_eq!(cst, [Duration::ZERO, ten, ten, ten, Duration::ZERO, Duration::ZERO]);
     assert!(limits
@@ -131,7 +131,7 @@ fn preopt_steps_down_above_pre_throttle_throttles_and_resumes_one_level_lower() 
     let limits = run(&mut throttle, &steps);
     let qd: Vec<u32> = limits.iter().map(|l| l.queue_depth).collect();
     assert_eq!(qd, [8, 4, 4, 2, 2, 2, 1, 1, 2]);
-    let throttled: Vec<bool> = limits.iter().map(|l| l.submission_interval > Duration::ZERO).collect();
+    let throttled: Vec<bool> = limits.iter().map(|l| l.cst > Duration::ZERO).collect();
     assert_eq!(throttled, [false, false, false, false, true, true, false, false, false]);
     use ThrottleState::*;
     let states: Vec<ThrottleState> = limits.iter().map(|l| l.state).collect();
@@ -184,4 +184,15 @@ fn bad_thresholds_name_their_key() {
     let mut bad = config(ThrottlePolicy::Nvme);
     bad.heavy_array_fraction = 0.0;
     assert_eq!(bad.validate().unwrap_err().key, "throttle.heavy_array_fraction");
+}
+
+#[test]
+fn a_zero_cst_is_no_throttling() {
+    let mut zero = config(ThrottlePolicy::Cst);
+    zero.cst = Duration::ZERO;
+    let mut throttle = Throttle::new(&zero, BASELINE, Time::ZERO);
+    assert_eq!(throttle.update(at(1.0), both(95.0)), None);
+    let report = throttle.report(at(2.0));
+    assert_eq!(report.events, 0);
+    assert_eq!(report.time_s, 0.0);
 }
