@@ -1,6 +1,7 @@
 //! `cst`: the self-heating paper's command-submission-time throttling (Zambelli et al. 2020,
 //! section 4.3): while the hottest NAND package is at or above `throttle_c`, the host waits `cst`
-//! between command submissions; full speed again once it falls below `release_c`.
+//! before each command, from the moment its queue slot is free; full speed again once it falls
+//! below `release_c`.
 
 use super::limits::{Baseline, Limits, Readings, ThrottleState};
 use super::params::ThrottleConfig;

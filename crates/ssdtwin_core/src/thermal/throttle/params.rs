@@ -23,7 +23,7 @@ pub enum ThrottlePolicy {
     /// the controller to a lower power state (heavy); hysteresis on the way down.
     Nvme,
     /// The self-heating paper's host throttling: while the hottest NAND package is at or above
-    /// `throttle_c`, the host waits `cst` between command submissions; released below `release_c`.
+    /// `throttle_c`, the host waits `cst` before each command; released below `release_c`.
     Cst,
     /// `cst` plus the paper's pre-throttling optimisation (Figure 12): above `pre_throttle_c`
     /// lower the queue depth step by step, then the frame buffer; at `throttle_c` apply CST; on
@@ -60,8 +60,9 @@ pub struct ThrottleConfig {
     /// `cst`, `cst_preopt`: CST throttling ends when the hottest NAND package falls below this,
     /// below `throttle_c` [°C]. Default 75 [A].
     pub release_c: f64,
-    /// `cst`, `cst_preopt`: the command submission time while throttled, the minimum time between
-    /// two submissions [duration]. Default 10ms [A: the paper sweeps 0 to 20 ms].
+    /// `cst`, `cst_preopt`: the command submission time while throttled: the host waits this
+    /// long before each command, from the moment its queue slot is free [duration]. Default 10ms
+    /// [A: the paper sweeps 0 to 20 ms].
     pub cst: Duration,
     /// `cst_preopt`: the hottest NAND package at or above this lowers the queue depth (then the
     /// frame buffer) one step every `step_interval`, below `throttle_c` [°C]. Default 72 [A].
