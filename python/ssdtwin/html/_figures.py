@@ -104,6 +104,10 @@ class Figure:
     panels: list[Panel]
     xlog: bool = False
     xcategorical: bool = False
+    xticks: Sequence[float] | None = None
+    """Tick positions of the x axis (e.g. the swept values), else automatic."""
+    xticktext: Sequence[str] | None = None
+    """Their labels (default: the values)."""
     spans: list[Span] = field(default_factory=list)
     panel_height: int = 220
     """Pixels of a panel of weight 1."""
@@ -158,6 +162,9 @@ def to_plotly(figure: Figure) -> dict[str, Any]:
             xaxis["type"] = "log"
         if figure.xcategorical:
             xaxis["type"] = "category"
+        if figure.xticks is not None:
+            xaxis["tickvals"] = list(figure.xticks)
+            xaxis["ticktext"] = list(figure.xticktext or [f"{value:g}" for value in figure.xticks])
         if index > 0:
             xaxis["matches"] = "x"
         if last:
@@ -325,6 +332,26 @@ def _merge_spans(spans: Sequence[Span]) -> list[Span]:
 
 
 # --------------------------------------------------------------------------------- data
+
+
+def log_ticks(values: Sequence[Any]) -> tuple[list[float], list[str]] | None:
+    """Ticks for a log axis over `values`: 1, 2, 5 per decade over up to four decades, else one per
+    decade, labelled in full ("2,000", not "2"); None when there is nothing positive."""
+    positive = [float(value) for value in values if value is not None and float(value) > 0]
+    if not positive:
+        return None
+    low, high = min(positive), max(positive)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    steps = (1, 2, 5) if last - first <= 4 else (1,)
+    ticks = [
+        step * 10.0**decade
+        for decade in range(first, last + 1)
+        for step in steps
+        if low / 1.5 <= step * 10.0**decade <= high * 1.5
+    ]
+    if len(ticks) < 2:
+        return None
+    return ticks, [f"{tick:,.0f}" if tick >= 1 else f"{tick:g}" for tick in ticks]
 
 
 def numbers(values: Sequence[Any] | numpy.ndarray, digits: int) -> list[Any]:

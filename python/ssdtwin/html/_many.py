@@ -9,7 +9,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdtwin.html._figures import PALETTE, Figure, Line, Panel
+from ssdtwin.html._figures import PALETTE, Figure, Line, Panel, log_ticks
 from ssdtwin.html._page import Page, cell, fmt, lookup, table
 from ssdtwin.html._run import OPS, config_text, latency_figure, run_page, scenario_brief
 
@@ -365,10 +365,17 @@ def _sweep_plots(page: Page, results: pandas.DataFrame, swept: list[str], links:
         positive = [float(value) for value in x_values if value is not None and float(value) > 0]
         logx = len(positive) == len(x_values) and max(positive) / min(positive) >= 16
     panels = []
+    constant: list[str] = []
     for label, columns, logy in SWEEP_METRICS:
         present = [(column, name) for column, name in columns if column in finished.columns]
         present = [(column, name) for column, name in present if finished[column].notna().any()]
         if not present:
+            continue
+        if all(finished[column].nunique(dropna=True) <= 1 for column, _ in present):
+            values = ", ".join(
+                f"{name} {fmt(_value(finished[column].dropna().iloc[0]))}" for column, name in present
+            )
+            constant.append(values)
             continue
         lines = []
         for group_index, (hue, rows) in enumerate(groups.items()):
@@ -392,8 +399,11 @@ def _sweep_plots(page: Page, results: pandas.DataFrame, swept: list[str], links:
                     )
                 )
         if lines:
-            panels.append(Panel(label, lines, ylog=logy))
+            yticks = log_ticks([value for line in lines for value in line.y]) if logy else None
+            panels.append(Panel(label, lines, ylog=logy, yticks=yticks))
     if not panels:
+        if constant:
+            return f'<p class="note">The same at every point: {escape("; ".join(constant))}.</p>'
         return '<p class="note">The results have none of the plotted figures.</p>'
     xlabel = x_key if x_key is not None else "point"
     hue_text = f"; one line per {', '.join(hue_keys)}" if hue_keys else ""
@@ -402,14 +412,26 @@ def _sweep_plots(page: Page, results: pandas.DataFrame, swept: list[str], links:
         if "seed" in finished.columns and finished["seed"].nunique() > 1
         else ""
     )
+    ticks = None
+    if not categorical and x_values:
+        distinct = sorted({float(value) for value in x_values if value is not None})
+        ticks = distinct if len(distinct) <= 12 else None
     figure = Figure(
-        "sweep", f"Against {xlabel}{hue_text}", xlabel, panels, xlog=logx, xcategorical=categorical
+        "sweep",
+        f"Against {xlabel}{hue_text}",
+        xlabel,
+        panels,
+        xlog=logx,
+        xcategorical=categorical,
+        xticks=ticks,
     )
     note = (
         f'<p class="note">Hover a point for its values; click it to open its page{hue_text}{seeds_text}.</p>'
         if links
         else f'<p class="note">Hover a point for its values{hue_text}{seeds_text}.</p>'
     )
+    if constant:
+        note += f'<p class="note">The same at every point: {escape("; ".join(constant))}.</p>'
     return page.figure(figure) + note
 
 

@@ -69,6 +69,7 @@ dl.brief dt { color: var(--muted); } dl.brief dd { margin: 0; }
 .meter > span { display: block; height: 100%; background: var(--accent); }
 footer { color: var(--muted); font-size: 12px; padding: 12px 28px 24px; border-top: 1px solid var(--line); }
 a { color: var(--accent); }
+table.results td:first-child { white-space: nowrap; }
 """
 
 SCRIPT = """

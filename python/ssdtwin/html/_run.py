@@ -21,6 +21,7 @@ from ssdtwin.html._figures import (
     Span,
     bucket_means,
     decimate,
+    log_ticks,
 )
 from ssdtwin.html._page import Page, cell, fmt, generic_block, key_values, lookup, table
 
@@ -393,27 +394,35 @@ def latency_figure(
     line per op of the single report in `curves`."""
     lines: list[Line] = []
     for index, (label, cdf) in enumerate(curves):
-        latency = list(cdf.get("latency_us", []) or [])
-        fraction = list(cdf.get("fraction", []) or [])
-        points = [
-            (value, 1.0 - share)
-            for value, share in zip(latency, fraction, strict=False)
-            if share < 1.0 and value > 0
+        pairs = [
+            (float(value), float(share))
+            for value, share in zip(
+                cdf.get("latency_us", []) or [], cdf.get("fraction", []) or [], strict=False
+            )
+            if value is not None and share is not None and value > 0
         ]
-        if not points:
+        if not pairs:
             continue
+        # From 0% at the fastest command up the tail; 1 - fraction = 0 (the slowest command) has no
+        # place on a log axis, so the last step is held out to it instead.
+        points = [(pairs[0][0], 1.0)] + [(value, 1.0 - share) for value, share in pairs if share < 1.0]
+        if pairs[-1][1] >= 1.0 and pairs[-1][0] > points[-1][0]:
+            points.append((pairs[-1][0], points[-1][1]))
         x, y = zip(*points, strict=True)
         hover = [f"{(1 - tail) * 100:.5g}% of commands ≤ {value:,.1f} µs" for value, tail in points]
         colour = OP_COLOURS.get(label) if op is None else PALETTE[index % len(PALETTE)]
+        dash = op is None and label == "all"
         lines.append(
-            Line(
-                x=x, y=y, name=label, color=colour, step=True, dash=op is None and label == "all", hover=hover
-            )
+            Line(x, y, label, color=colour, step=True, dash=dash, hover=hover, markers=len(points) <= 2)
         )
     panel = Panel(
         "percentile (log tail)", lines, ylog=True, yreversed=True, yticks=PERCENTILE_TICKS, weight=1.6
     )
-    return Figure(figure_id, title, "latency [µs]", [panel], xlog=True)
+    ticks = log_ticks([value for line in lines for value in line.x])
+    figure = Figure(figure_id, title, "latency [µs]", [panel], xlog=True)
+    if ticks is not None:
+        figure.xticks, figure.xticktext = ticks
+    return figure
 
 
 def _latency(page: Page, report: Mapping[str, Any]) -> str:
@@ -429,7 +438,7 @@ def _latency(page: Page, report: Mapping[str, Any]) -> str:
         return '<p class="note">No command completed.</p>'
     return html + (
         '<p class="note">Each line is the share of commands at or below a latency; the vertical axis is '
-        "1 - that share on a log scale, so each step up is another nine (99%, 99.9%, …). The tail stops at "
+        "1 - that share on a log scale, so each step up is another nine (99%, 99.9%, …). Each line ends at "
         "the slowest command.</p>"
     )
 
@@ -526,7 +535,9 @@ def timeseries_figure(frame: pandas.DataFrame, figure_id: str = "timeseries") ->
         panels.append(Panel(prefix, lines))
     if not panels:
         return None
-    return Figure(figure_id, "Over time", "simulated time [s]", panels, spans=spans, panel_height=170)
+    names = [panel.ylabel.split(" [", 1)[0] for panel in panels]
+    title = "Over simulated time: " + ", ".join(names) + (" (shaded: throttled)" if spans else "")
+    return Figure(figure_id, title, "simulated time [s]", panels, spans=spans, panel_height=170)
 
 
 def _timeseries_section(page: Page, report: Mapping[str, Any], frame: pandas.DataFrame | None) -> str:

@@ -82,6 +82,10 @@ def png(figure: Figure) -> bytes:
         axes_list[0].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     if figure.xlog:
         axes_list[-1].set_xscale("log")
+    if figure.xticks is not None:
+        labels = list(figure.xticktext or [f"{value:g}" for value in figure.xticks])
+        axes_list[-1].set_xticks(list(figure.xticks), labels)
+        axes_list[-1].minorticks_off()
     if figure.xcategorical and categories:
         axes_list[-1].set_xticks(list(categories.values()), list(categories), rotation=30, ha="right")
     axes_list[-1].set_xlabel(figure.xlabel)
