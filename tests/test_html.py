@@ -265,3 +265,24 @@ def test_many_throttle_spans_are_merged():
     assert len(merged) <= _figures.MAX_SPANS
     assert merged[0].x0 == 0
     assert merged[-1].x1 == pytest.approx(4999.4)
+
+
+def test_per_die_columns_make_a_heatmap_panel():
+    import pandas
+
+    time_s = numpy.arange(0, 50, 0.01)
+    frame = pandas.DataFrame({"time_s": time_s, "iops": numpy.ones_like(time_s)})
+    for die in range(4):
+        frame[f"die_util.{die}"] = (numpy.sin(time_s + die) + 1) / 2
+    frame["channel_util.0"] = 0.5
+    frame["gc.active_blocks"] = 3.0  # a column the page knows nothing of: a panel of its own
+    figure = ssdtwin.html._run.timeseries_figure(frame)
+    labels = [panel.ylabel for panel in figure.panels]
+    assert labels == ["IOPS", "die utilisation", "channel utilisation", "gc"]
+    heatmap = figure.panels[1].traces[0]
+    assert list(heatmap.rows) == ["die 0", "die 1", "die 2", "die 3"]
+    assert len(heatmap.x) <= 1000
+    assert numpy.asarray(heatmap.z).shape == (4, len(heatmap.x))
+    plotly = _figures.to_plotly(figure)
+    assert [trace["type"] for trace in plotly["data"]] == ["scatter", "heatmap", "heatmap", "scatter"]
+    assert ssdtwin.html._static.png(figure)[:4] == b"\x89PNG"

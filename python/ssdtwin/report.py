@@ -151,10 +151,11 @@ class Report:
         return text
 
     def _repr_html_(self) -> str:
-        """The run's page in a notebook, inside an iframe (its styles and scripts kept apart)."""
+        """The run's page in a notebook, inside an iframe (its styles and scripts kept apart),
+        without the PNG copies of its plots (a notebook runs the page's scripts)."""
         from ssdtwin import html
 
-        return html.iframe(self.to_html())
+        return html.iframe(html.run_page(self, static_fallback=False))
 
     def flat(self) -> dict[str, Scalar]:
         """Every scalar field keyed by its dotted path (`"latency_us.read.p99_99"`), without the

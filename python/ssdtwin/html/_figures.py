@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy
 
-MAX_POINTS = 3000
-"""Most points drawn per line of a time series (min/max decimation above that): 1,500 buckets,
-more than a page is wide in pixels."""
+MAX_POINTS = 2000
+"""Most points drawn per line of a time series (min/max decimation above that): 1,000 buckets,
+about one per pixel of a plot's width on a 1280-pixel-wide page."""
 MAX_HEATMAP_CELLS = 120_000
 """Most cells of a heatmap (time buckets x rows); time is averaged into buckets above that."""
 MAX_SPANS = 200

@@ -109,7 +109,7 @@ def run_page(
     page.add("scenario", "Scenario", _scenario(config))
     page.add("summary", "Summary", _summary(report, config))
     page.add("latency", "Latency", _latency(page, report))
-    page.add("timeseries", "Over time", _timeseries_section(page, report, timeseries))
+    page.add("timeseries", "Over time", _timeseries_section(page, report, timeseries, back_link is not None))
     page.add("utilisation", "Utilisation", _utilisation(report, timeseries))
     page.add("flash", "Flash and FTL", _flash(report))
     if _suspend_on(report, config):
@@ -540,8 +540,12 @@ def timeseries_figure(frame: pandas.DataFrame, figure_id: str = "timeseries") ->
     return Figure(figure_id, title, "simulated time [s]", panels, spans=spans, panel_height=170)
 
 
-def _timeseries_section(page: Page, report: Mapping[str, Any], frame: pandas.DataFrame | None) -> str:
+def _timeseries_section(
+    page: Page, report: Mapping[str, Any], frame: pandas.DataFrame | None, sweep_point: bool = False
+) -> str:
     figure = timeseries_figure(frame) if frame is not None else None
+    if figure is None and sweep_point:
+        return '<p class="note">No time series: a sweep stores each point\'s report, not its series.</p>'
     if figure is None:
         interval = lookup(report, "config.power.sample_interval")
         return (
@@ -560,7 +564,7 @@ def _timeseries_section(page: Page, report: Mapping[str, Any], frame: pandas.Dat
     )
     if thinned:
         note += (
-            " Long lines are thinned to at most 3,000 points, keeping each bucket's lowest and "
+            " Long lines are thinned to at most 2,000 points, keeping each bucket's lowest and "
             "highest value, so no peak is lost."
         )
     if figure.spans:

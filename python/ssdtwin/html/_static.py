@@ -52,8 +52,10 @@ def png(figure: Figure) -> bytes:
         if panel.ylog:
             axes.set_yscale("log")
         if panel.yticks is not None:
+            limits = axes.get_ylim()  # the data's: ticks beyond it must not widen the axis
             axes.set_yticks(list(panel.yticks[0]), list(panel.yticks[1]))
             axes.minorticks_off()
+            axes.set_ylim(limits)
         if panel.yrange is not None:
             low, high = panel.yrange
             axes.set_ylim((10**low, 10**high) if panel.ylog else (low, high))
@@ -84,8 +86,10 @@ def png(figure: Figure) -> bytes:
         axes_list[-1].set_xscale("log")
     if figure.xticks is not None:
         labels = list(figure.xticktext or [f"{value:g}" for value in figure.xticks])
+        limits = axes_list[-1].get_xlim()
         axes_list[-1].set_xticks(list(figure.xticks), labels)
         axes_list[-1].minorticks_off()
+        axes_list[-1].set_xlim(limits)
     if figure.xcategorical and categories:
         axes_list[-1].set_xticks(list(categories.values()), list(categories), rotation=30, ha="right")
     axes_list[-1].set_xlabel(figure.xlabel)
