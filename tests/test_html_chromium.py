@@ -15,7 +15,7 @@ import itertools
 import json
 import os
 import shutil
-import subprocess
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -53,10 +53,6 @@ class Chromium:
         os.close(to_browser_read)
         os.close(from_browser_write)
 
-        def pipes_on_3_and_4() -> None:  # runs in the child: dup2 clears close-on-exec
-            os.dup2(child_read, 3)
-            os.dup2(child_write, 4)
-
         arguments = [
             binary,
             "--headless=new",
@@ -76,15 +72,20 @@ class Chromium:
             f"--window-size={WIDTH},{HEIGHT}",
             "about:blank",
         ]
-        with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(
-                arguments,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                close_fds=False,
-                preexec_fn=pipes_on_3_and_4,  # before the reader thread starts
-            )
+        # posix_spawn, not fork and exec: no Python code runs in the child, which is safe even when
+        # the test process has threads (the pipes land on fds 3 and 4, output goes to the log).
+        self.pid = os.posix_spawnp(
+            binary,
+            arguments,
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_OPEN, 1, str(self.log_path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644),
+                (os.POSIX_SPAWN_DUP2, 1, 2),
+                (os.POSIX_SPAWN_DUP2, child_read, 3),  # dup2 clears close-on-exec
+                (os.POSIX_SPAWN_DUP2, child_write, 4),
+            ],
+        )
         os.close(child_read)
         os.close(child_write)
         self._ids = itertools.count(1)
@@ -204,11 +205,13 @@ class Chromium:
     def close(self) -> None:
         with suppress(ProtocolError):
             self.send("Browser.close", timeout=5)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        deadline = time.monotonic() + 10
+        while os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+            if time.monotonic() > deadline:
+                os.kill(self.pid, signal.SIGKILL)  # the browser this driver started, by its id
+                os.waitpid(self.pid, 0)
+                break
+            time.sleep(0.05)
         for fd in (self._write, self._read):
             with suppress(OSError):
                 os.close(fd)

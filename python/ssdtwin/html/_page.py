@@ -16,7 +16,7 @@ from ssdtwin.html import _static
 from ssdtwin.html._figures import Figure, to_plotly
 
 CSP = (
-    "default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 'unsafe-inline'; "
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
     "img-src data: blob:; font-src data:; connect-src 'none'"
 )
 """Inline scripts, styles and `data:` images only: the page can load nothing from anywhere."""
