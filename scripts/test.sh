@@ -15,6 +15,9 @@ fi
 step 'pip install ".[test]" (release build of the Rust core)'
 .venv/bin/python -m pip install --quiet ".[test]"
 
+step "headless Chromium for the HTML-report tests (scripts/install-chromium.sh)"
+bash scripts/install-chromium.sh
+
 step "cargo fmt --all --check"
 cargo fmt --all --check
 

@@ -1,9 +1,13 @@
 """The `ssdtwin` command line (the README, "Running scenarios").
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
-                [--output-format summary|json|fio-json] [--from DRIVE.snap]
+                [--output-format summary|json|fio-json] [--from DRIVE.snap] [--html FILE.html]
     ssdtwin precondition [SCENARIO.toml] [--set KEY=VALUE ...] [-o DRIVE.snap]
     ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
+                  [--html FILE.html]
+    ssdtwin report RUN.json [--timeseries FILE.parquet] -o FILE.html        # one run's page
+    ssdtwin report A.json B.json ... -o FILE.html                           # runs compared
+    ssdtwin report DIR -o FILE.html [--point-pages static|interactive|none] # a sweep, a page per point
     ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
     ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
     ssdtwin plot TIMESERIES.parquet [--columns A,B | --thermal] -o FIG.png
@@ -79,6 +83,12 @@ def main() -> None:
     help="summary: a table (and the report to --json FILE); json: the report as JSON; fio-json: fio's "
     "JSON layout, one entry per job. JSON goes to --json FILE, or to stdout.",
 )
+@click.option(
+    "--html",
+    "html_path",
+    metavar="FILE.html",
+    help="Also write the run's page: one self-contained HTML file with its plots and time series.",
+)
 def run_command(
     scenario: str | None,
     set_overrides: tuple[str, ...],
@@ -87,6 +97,7 @@ def run_command(
     quiet: bool,
     snapshot: str | None,
     output_format: str,
+    html_path: str | None,
 ) -> None:
     """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
     try:
@@ -108,6 +119,11 @@ def run_command(
             report.timeseries.to_parquet(timeseries_path, index=False)
         except OSError as error:
             fail(f"cannot write {timeseries_path}: {error.strerror or error}")
+    if html_path is not None:
+        try:
+            report.to_html(html_path)
+        except OSError as error:
+            fail(f"cannot write {html_path}: {error.strerror or error}")
     workload = report.to_dict().get("workload", {})
     for warning in workload.get("warnings", []):
         click.echo(f"warning: {warning}", err=True)
@@ -191,6 +207,12 @@ EXIT_POINTS_FAILED = 1
 @click.option("--workers", type=click.IntRange(min=1), help="Worker processes (default: all cores).")
 @click.option("--dry-run", is_flag=True, help="Validate and list the points; run nothing.")
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
+@click.option(
+    "--html",
+    "html_path",
+    metavar="FILE.html",
+    help="Also write the sweep's page (and a page per point beside it), as `ssdtwin report DIR` does.",
+)
 def sweep_command(
     sweep_file: str,
     backend: str,
@@ -200,6 +222,7 @@ def sweep_command(
     workers: int | None,
     dry_run: bool,
     quiet: bool,
+    html_path: str | None,
 ) -> None:
     """Run every point of SWEEP.toml and store the results table in its output directory."""
     from ssdtwin import sweep as run_sweep
@@ -222,6 +245,8 @@ def sweep_command(
         )
     except module.SweepFailures as failures:
         print_sweep_table(failures.results, _table_console())
+        if html_path is not None:
+            _write_sweep_page(failures.directory, html_path, "static")
         click.echo(f"error: {failures}", err=True)
         sys.exit(EXIT_POINTS_FAILED)
     except ConfigError as error:
@@ -234,6 +259,98 @@ def sweep_command(
         sys.exit(EXIT_INTERRUPTED)
     print_sweep_table(results, _table_console())
     click.echo(f"{len(results)} points, all ok: {directory / 'results.parquet'}")
+    if html_path is not None:
+        _write_sweep_page(directory, html_path, "static")
+
+
+POINT_PAGE_CHOICES = ("static", "interactive", "none")
+"""`--point-pages`: what each sweep point's page carries (`ssdtwin.html.POINT_PAGES`)."""
+
+
+@main.command("report")
+@click.argument("inputs", nargs=-1, required=True, metavar="RUN.json... | DIR")
+@click.option("--output", "-o", required=True, metavar="FILE.html", help="The page to write.")
+@click.option(
+    "--timeseries",
+    "timeseries_path",
+    metavar="FILE.parquet",
+    help="One run: its time series, as written by `ssdtwin run --timeseries`.",
+)
+@click.option("--title", metavar="TEXT", help="The page's title.")
+@click.option(
+    "--label",
+    "labels",
+    multiple=True,
+    metavar="NAME",
+    help="Compared runs: the name of each, in order (default: the files' names).",
+)
+@click.option(
+    "--point-pages",
+    type=click.Choice(list(POINT_PAGE_CHOICES)),
+    default="static",
+    show_default=True,
+    help="A sweep: each point's page with PNG plots and no script (small), with interactive plots "
+    "(about 5 MB each), or none.",
+)
+@click.option(
+    "--static",
+    "static_only",
+    is_flag=True,
+    help="PNG plots and no script at all (a smaller page, about 0.3 MB, without zoom and hover).",
+)
+def report_command(
+    inputs: tuple[str, ...],
+    output: str,
+    timeseries_path: str | None,
+    title: str | None,
+    labels: tuple[str, ...],
+    point_pages: str,
+    static_only: bool,
+) -> None:
+    """Write an HTML page: of one run (RUN.json), of several runs compared (A.json B.json ...), or of
+    a sweep (its results DIR, with a page per point in FILE_points/). The page is one self-contained
+    file: it opens from disk in any browser, with no network access."""
+    from ssdtwin import html
+
+    directories = [path for path in inputs if os.path.isdir(path)]
+    missing = [path for path in inputs if not os.path.exists(path)]
+    if missing:
+        fail(f"no such file or directory: {missing[0]}")
+    if directories and len(inputs) > 1:
+        fail("a sweep's page takes one results directory; compare runs with their JSON reports")
+    if timeseries_path is not None and (directories or len(inputs) > 1):
+        fail("--timeseries goes with one run's JSON report")
+    if labels and len(labels) != len(inputs):
+        fail(f"{len(labels)} --label for {len(inputs)} reports")
+    try:
+        if directories:
+            if static_only:
+                fail("--static applies to a run's page; a sweep's points are static unless --point-pages")
+            _write_sweep_page(directories[0], output, point_pages, title)
+            return
+        if len(inputs) == 1 and not labels:
+            text = html.run_page(inputs[0], timeseries_path, title=title, interactive=not static_only)
+        else:
+            text = html.compare_page(list(inputs), labels=list(labels) or None, title=title)
+        html.write(text, output)
+    except json.JSONDecodeError as error:
+        fail(f"not a JSON report: {error}")
+    except (OSError, ValueError, TypeError) as error:
+        filename = getattr(error, "filename", None)
+        fail(f"{getattr(error, 'strerror', None) or error}: {filename}" if filename else str(error))
+    click.echo(f"wrote {output}")
+
+
+def _write_sweep_page(directory: Any, output: str, point_pages: str, title: str | None = None) -> None:
+    from ssdtwin import html
+
+    try:
+        written = html.sweep_page(directory, output, point_pages=point_pages, title=title)
+    except (OSError, ValueError) as error:
+        filename = getattr(error, "filename", None)
+        fail(f"{getattr(error, 'strerror', None) or error}: {filename}" if filename else str(error))
+    points = len(written) - 1
+    click.echo(f"wrote {output}" + (f" and {points} point pages" if points else ""))
 
 
 @main.command("plot")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -152,6 +153,32 @@ class Report:
     def to_json(self, indent: int | None = 2) -> str:
         """The report as JSON text."""
         return json.dumps(self._data, indent=indent)
+
+    def to_html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        timeseries: pandas.DataFrame | str | os.PathLike[str] | None = None,
+        title: str | None = None,
+        interactive: bool = True,
+    ) -> str:
+        """The run's page: one self-contained HTML document (scenario, headline figures, latency
+        CDFs, the time series, counters; docs/html_report.md), written to `path` when given.
+        `timeseries` replaces the report's own (e.g. the Parquet file of a report read from JSON);
+        `interactive=False` makes a page of PNG plots with no script."""
+        from ssdtwin import html
+
+        text = html.run_page(self, timeseries, title=title, interactive=interactive)
+        if path is not None:
+            html.write(text, path)
+        return text
+
+    def _repr_html_(self) -> str:
+        """The run's page in a notebook, inside an iframe (its styles and scripts kept apart),
+        without the PNG copies of its plots (a notebook runs the page's scripts)."""
+        from ssdtwin import html
+
+        return html.iframe(html.run_page(self, static_fallback=False))
 
     def flat(self) -> dict[str, Scalar]:
         """Every scalar field keyed by its dotted path (`"latency_us.read.p99_99"`), without the
