@@ -37,6 +37,7 @@ from rich.table import Table
 from ssdtwin import ConfigError, Report, SimulationError, __version__, _core, presets, schema
 from ssdtwin._arguments import core_arguments
 from ssdtwin.fio_output import to_fio_json
+from ssdtwin.report import lookup
 
 EXIT_USAGE = 2
 """Exit status for bad input: a scenario error, a missing file, a malformed `--set`."""
@@ -100,19 +101,7 @@ def run_command(
     html_path: str | None,
 ) -> None:
     """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
-    try:
-        arguments = core_arguments(scenario, {}, list(set_overrides))
-        with progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
-            report = Report(json.loads(_core.run(*arguments, progress, snapshot)))
-    except ConfigError as error:
-        fail(str(error).rstrip())
-    except SimulationError as error:
-        fail(f"simulation stopped: {error}")
-    except OSError as error:
-        fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
-    except KeyboardInterrupt:
-        click.echo("interrupted", err=True)
-        sys.exit(EXIT_INTERRUPTED)
+    report = Report(json.loads(_simulate(scenario, set_overrides, quiet, "simulation stopped", snapshot)))
 
     if timeseries_path is not None:
         try:
@@ -154,20 +143,29 @@ def precondition_command(
     scenario: str | None, set_overrides: tuple[str, ...], output: str, quiet: bool
 ) -> None:
     """Precondition the scenario's drive once and save it as a snapshot for `run --from`."""
+    _simulate(scenario, set_overrides, quiet, "preconditioning stopped", None, output)
+    click.echo(f"wrote {output}")
+
+
+def _simulate(
+    scenario: str | None, set_overrides: tuple[str, ...], quiet: bool, stopped: str, *options: str | None
+) -> str:
+    """`_core.run` on SCENARIO with `--set` overrides and `options` (snapshot to start from, snapshot
+    to save), behind a progress bar; a bad input, a stalled drive (`stopped: ...`) or Ctrl-C ends
+    the command with the CLI's message and exit status."""
     try:
         arguments = core_arguments(scenario, {}, list(set_overrides))
         with progress_bar(enabled=not quiet and sys.stderr.isatty()) as progress:
-            _core.run(*arguments, progress, None, output)
+            return _core.run(*arguments, progress, *options)
     except ConfigError as error:
         fail(str(error).rstrip())
     except SimulationError as error:
-        fail(f"preconditioning stopped: {error}")
+        fail(f"{stopped}: {error}")
     except OSError as error:
         fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    click.echo(f"wrote {output}")
 
 
 @main.command("schema")
@@ -507,17 +505,17 @@ def print_summary(report: Report, console: Console) -> None:
     overview.add_column("figure")
     overview.add_column("value", justify="right")
     for label, value in [
-        ("Host I/Os", _format(_lookup(data, "host_ios"), "{:,}")),
-        ("IOPS", _format(_lookup(data, "iops"), "{:,.0f}")),
-        ("Bandwidth", _format(_lookup(data, "bandwidth_mib_s"), "{:,.1f} MiB/s")),
-        ("Simulated time", _format(_lookup(data, "simulated_time_s"), "{:.6g} s")),
-        ("Wall time", _format(_lookup(data, "wall_time_s"), "{:.3f} s")),
-        ("  preconditioning", _format(_lookup(data, "simulator.precondition_wall_s"), "{:.3f} s")),
-        ("Simulated I/Os per wall s", _format(_lookup(data, "simulator.ios_per_wall_s"), "{:,.0f} (run)")),
-        ("", _format(_lookup(data, "simulator.end_to_end_ios_per_wall_s"), "{:,.0f} (end to end)")),
-        ("WAF", _format(_lookup(data, "waf"), "{:.3f}")),
-        ("HoL events", _format(_lookup(data, "queues.hol_events"), "{:,}")),
-        ("Die utilisation", _format(_lookup(data, "queues.die_utilization"), "{:.1%}")),
+        ("Host I/Os", _format(lookup(data, "host_ios"), "{:,}")),
+        ("IOPS", _format(lookup(data, "iops"), "{:,.0f}")),
+        ("Bandwidth", _format(lookup(data, "bandwidth_mib_s"), "{:,.1f} MiB/s")),
+        ("Simulated time", _format(lookup(data, "simulated_time_s"), "{:.6g} s")),
+        ("Wall time", _format(lookup(data, "wall_time_s"), "{:.3f} s")),
+        ("  preconditioning", _format(lookup(data, "simulator.precondition_wall_s"), "{:.3f} s")),
+        ("Simulated I/Os per wall s", _format(lookup(data, "simulator.ios_per_wall_s"), "{:,.0f} (run)")),
+        ("", _format(lookup(data, "simulator.end_to_end_ios_per_wall_s"), "{:,.0f} (end to end)")),
+        ("WAF", _format(lookup(data, "waf"), "{:.3f}")),
+        ("HoL events", _format(lookup(data, "queues.hol_events"), "{:,}")),
+        ("Die utilisation", _format(lookup(data, "queues.die_utilization"), "{:.1%}")),
     ]:
         overview.add_row(label, value)
     console.print(overview)
@@ -529,7 +527,7 @@ def print_summary(report: Report, console: Console) -> None:
     for header, _, _ in columns:
         latency.add_column(header, justify="right")
     for kind in ("read", "write", "all"):
-        row = [_format(_lookup(data, f"latency_us.{kind}.{field}"), spec) for _, field, spec in columns]
+        row = [_format(lookup(data, f"latency_us.{kind}.{field}"), spec) for _, field, spec in columns]
         latency.add_row(kind, *row)
     console.print(latency)
 
@@ -538,9 +536,9 @@ def print_summary(report: Report, console: Console) -> None:
     for header in ("NAND", "I/O bus", "controller", "DRAM", "other", "total"):
         power.add_column(header, justify="right")
     parts = ("nand", "io_bus", "controller", "dram", "other", "total")
-    power.add_row("average", *[_format(_lookup(data, f"power_w.{part}_avg"), "{:.3f}") for part in parts])
-    peaks = [_format(_lookup(data, "power_w.nand_peak"), "{:.3f}")] + ["-"] * 4
-    power.add_row("peak", *peaks, _format(_lookup(data, "power_w.total_peak"), "{:.3f}"))
+    power.add_row("average", *[_format(lookup(data, f"power_w.{part}_avg"), "{:.3f}") for part in parts])
+    peaks = [_format(lookup(data, "power_w.nand_peak"), "{:.3f}")] + ["-"] * 4
+    power.add_row("peak", *peaks, _format(lookup(data, "power_w.total_peak"), "{:.3f}"))
     console.print(power)
 
     flash = Table(title="Flash operations", title_justify="left", show_header=False, box=box.SIMPLE)
@@ -603,16 +601,6 @@ def _threshold_order(threshold: str) -> tuple[float, str]:
         return (float(threshold), threshold)
     except ValueError:
         return (float("inf"), threshold)
-
-
-def _lookup(data: Mapping[str, Any], path: str) -> Any:
-    """The field at dotted `path`, or None when the report has no such field."""
-    value: Any = data
-    for part in path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
 
 
 def _format(value: Any, spec: str) -> str:

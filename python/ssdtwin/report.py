@@ -47,6 +47,16 @@ WALL_CLOCK_FIELDS = (
 same seed and config may differ in."""
 
 
+def lookup(data: Mapping[str, Any], path: str) -> Any:
+    """The field of the report dict `data` at dotted `path`, or None when it has no such field."""
+    value: Any = data
+    for part in path.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
 def without_wall_clock(data: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of the report dict `data` without the `WALL_CLOCK_FIELDS`."""
     copied = copy.deepcopy(dict(data))

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ssdtwin.html._figures import PALETTE, Figure, Line, Panel, log_ticks
-from ssdtwin.html._page import Page, cell, fmt, lookup, table
+from ssdtwin.html._page import Page, cell, fmt, table
 from ssdtwin.html._run import OPS, config_text, latency_figure, run_page, scenario_brief
+from ssdtwin.report import lookup
 
 if TYPE_CHECKING:
     import pandas

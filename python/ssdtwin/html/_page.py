@@ -269,16 +269,6 @@ def fmt(value: Any, spec: str = "") -> str:
     return str(value)
 
 
-def lookup(data: Mapping[str, Any], path: str) -> Any:
-    """The value at dotted `path`, or None."""
-    value: Any = data
-    for part in path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
 def cell(value: Any, spec: str = "", *, css: str = "") -> str:
     """A `<td>`: text formatted by `fmt`, the raw number in `data-value` for sorting."""
     attributes = f' class="{css}"' if css else ""

@@ -23,7 +23,8 @@ from ssdtwin.html._figures import (
     decimate,
     log_ticks,
 )
-from ssdtwin.html._page import Page, cell, fmt, generic_block, key_values, lookup, table
+from ssdtwin.html._page import Page, cell, fmt, generic_block, key_values, table
+from ssdtwin.report import lookup
 
 if TYPE_CHECKING:
     import pandas
