@@ -23,8 +23,7 @@ impl Simulation {
             return;
         };
         self.events.schedule(thermal.next_step(now), Event::ThermalStep);
-        let old = *thermal.throttle.limits();
-        if let Some(new) = thermal.throttle.update(now, thermal.model.readings()) {
+        if let Some((old, new)) = thermal.throttle.update(now, thermal.model.readings()) {
             self.apply_limits(&old, &new);
         }
     }
@@ -37,7 +36,6 @@ impl Simulation {
         };
         let energy = self.observers.power.node_energy(now);
         thermal.model.step(now, &energy);
-        let old = *thermal.throttle.limits();
         let decision = thermal.throttle.update(now, thermal.model.readings());
         if thermal.on_boundary(now) {
             thermal.model.record(f64::from(thermal.throttle.limits().state as u8));
@@ -46,7 +44,7 @@ impl Simulation {
         if !self.events.is_empty() {
             self.events.schedule(next, Event::ThermalStep);
         }
-        if let Some(new) = decision {
+        if let Some((old, new)) = decision {
             self.apply_limits(&old, &new);
         }
     }

@@ -134,10 +134,12 @@ impl ThermalModel {
             return;
         }
         let energy = Self::node_vector(self.last_energy.len(), self.packages.len(), energy);
-        for (index, &node) in self.network.nodes().to_vec().iter().enumerate() {
-            let power = (energy[index] - self.last_energy[index]) / span;
-            self.network.set_power(node, power.max(0.0));
-        }
+        let power: Vec<f64> = energy
+            .iter()
+            .zip(&self.last_energy)
+            .map(|(now, before)| ((now - before) / span).max(0.0))
+            .collect();
+        self.network.set_powers(&power);
         self.last_energy = energy;
         let composite_before = self.composite_c();
         self.network.advance(now);

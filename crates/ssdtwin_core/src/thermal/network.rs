@@ -182,6 +182,13 @@ impl ThermalNetwork {
         self.power[i] = watts;
     }
 
+    /// Applies `watts[i]` to node `i` from the current time on (call `advance` first) [W].
+    pub fn set_powers(&mut self, watts: &[f64]) {
+        assert_eq!(watts.len(), self.power.len(), "one power per node");
+        assert!(watts.iter().all(|w| w.is_finite()), "thermal powers {watts:?} W");
+        self.power.copy_from_slice(watts);
+    }
+
     /// Power applied to `node` [W].
     pub fn power(&self, node: Node) -> f64 {
         self.power[self.index(node)]

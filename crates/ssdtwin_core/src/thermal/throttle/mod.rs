@@ -112,12 +112,14 @@ impl Throttle {
         &self.limits
     }
 
-    /// The policy looks at `readings` at `now`; returns the new limits if they changed.
-    pub fn update(&mut self, now: Time, readings: Readings) -> Option<Limits> {
+    /// The policy looks at `readings` at `now`; when the limits change, returns them as (before,
+    /// after).
+    pub fn update(&mut self, now: Time, readings: Readings) -> Option<(Limits, Limits)> {
         let next = self.policy.decide(now, readings, &self.limits);
         if next == self.limits {
             return None;
         }
+        let before = self.limits;
         if next.state != self.limits.state {
             self.account(now);
             if next.state > self.limits.state {
@@ -131,7 +133,7 @@ impl Throttle {
             }
         }
         self.limits = next;
-        Some(next)
+        Some((before, next))
     }
 
     fn account(&mut self, now: Time) {
