@@ -123,6 +123,17 @@ class Figure:
 # --------------------------------------------------------------------------------- Plotly
 
 
+_AXIS_STYLE: dict[str, Any] = {
+    "showgrid": True,
+    "gridcolor": "#e5e5e5",
+    "zeroline": False,
+    "showline": True,
+    "linecolor": "#888",
+    "ticks": "outside",
+}
+"""How every x and y axis of a page looks: light grid, a grey axis line, ticks outside."""
+
+
 def to_plotly(figure: Figure) -> dict[str, Any]:
     """The figure as Plotly's `{"data": [...], "layout": {...}}`, panels as stacked y axes over
     x axes that all match the first (zoom one, zoom all)."""
@@ -147,12 +158,7 @@ def to_plotly(figure: Figure) -> dict[str, Any]:
         xaxis: dict[str, Any] = {
             "anchor": yref,
             "showticklabels": last,
-            "showgrid": True,
-            "gridcolor": "#e5e5e5",
-            "zeroline": False,
-            "showline": True,
-            "linecolor": "#888",
-            "ticks": "outside",
+            **_AXIS_STYLE,
             "showspikes": True,
             "spikemode": "across",
             "spikethickness": 1,
@@ -173,12 +179,7 @@ def to_plotly(figure: Figure) -> dict[str, Any]:
             "anchor": xref,
             "domain": [bottom, top],
             "title": {"text": panel.ylabel},
-            "showgrid": True,
-            "gridcolor": "#e5e5e5",
-            "zeroline": False,
-            "showline": True,
-            "linecolor": "#888",
-            "ticks": "outside",
+            **_AXIS_STYLE,
         }
         if panel.ylog:
             yaxis["type"] = "log"
