@@ -111,6 +111,8 @@ pub struct Host {
     pub next_arrival: Option<Pending>,
     /// A workload input error (malformed trace line) that ends the run.
     pub workload_error: Option<String>,
+    /// No submission before this instant (a power cut: the drive is down until it has restarted).
+    pub paused_until: Time,
     pub link: PcieLink,
 }
 
@@ -135,6 +137,7 @@ impl Host {
             }],
             next_job: 0,
             last_submission: None,
+            paused_until: Time::ZERO,
             wakeup_pending: false,
             issued: 0,
             io_count,
@@ -184,10 +187,11 @@ impl Host {
 
     /// Earliest instant the submission gap allows the next submission.
     pub fn next_allowed(&self) -> Time {
-        match self.last_submission {
+        let gap = match self.last_submission {
             Some(last) => last + self.submission_interval,
             None => Time::ZERO,
-        }
+        };
+        gap.max(self.paused_until)
     }
 }
 

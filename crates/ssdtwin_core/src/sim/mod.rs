@@ -12,6 +12,8 @@ mod engine;
 mod gather;
 pub mod harness;
 mod observers;
+mod plp;
+pub mod plp_model;
 pub mod report;
 pub mod scenario;
 mod snapshot;
@@ -72,4 +74,8 @@ pub struct Simulation {
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
     probes: Vec<(u32, ProbeAction)>,
+    /// What the hold-up capacitors can flush (`plp.rs`).
+    plp: plp_model::PlpModel,
+    /// Power cuts so far.
+    power_losses: Vec<plp_model::PowerLossEvent>,
 }
