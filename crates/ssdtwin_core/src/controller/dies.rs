@@ -164,7 +164,7 @@ impl Controller {
                 self.tally.mapping_reads += 1;
                 Need::Command
             }
-            OpKind::MappingProgram { .. } => {
+            OpKind::MappingProgram => {
                 self.tally.mapping_programs += 1;
                 Need::Data
             }
@@ -248,7 +248,7 @@ impl Controller {
                 report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
-            (OpKind::MappingProgram { .. }, _) => {
+            (OpKind::MappingProgram, _) => {
                 // A translation page: a full page of data in, then a lower-page program.
                 let transfer = self.timing.program_transfer(self.geometry.units_per_page);
                 let loaded = channel.occupy(now, chip, transfer);
@@ -447,7 +447,7 @@ impl Controller {
                 }
             }
             OpKind::MappingRead { tpage, load } => self.on_mapping_read_done(tpage, load, cx),
-            OpKind::MappingProgram { flush } => self.on_mapping_program_done(flush, cx),
+            OpKind::MappingProgram => self.on_mapping_program_done(),
             OpKind::Erase { block } => self.on_erase_done(block, cx),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }

@@ -15,7 +15,7 @@ pub struct Dram {
     pub cached: bool,
     /// Buffered units placed in programs not yet done, by physical unit.
     pub(super) placed: HashMap<u32, Entry, FastHash>,
-    /// Operations of the current flush batch still running (programs and write-backs).
+    /// User programs of flush batches not yet done.
     pub(super) batch_ops: u32,
     /// Host read transactions waiting for their translation page: (page, transaction).
     pub(super) waiting: Vec<(u32, u32)>,

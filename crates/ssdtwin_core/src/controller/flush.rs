@@ -6,13 +6,13 @@
 //! and the hot path pays one `Option` check per completed program and per die completion.
 //!
 //! Buffered writes are acknowledged on entry (write-back) or when their program completes
-//! (write-through). When the buffer reaches its flush threshold a batch of as many units as
-//! the program targets take at once leaves it in the flush order; the next batch starts when the
-//! batch's programs and the translation-page write-backs they caused have completed (the capacitor
-//! paper's flush thread). When a program completes, the mapping entries of its units update their
-//! translation pages (dirty; loaded first if `cached` and missing); dirty pages beyond the
-//! protected count are written back, least recently used first, one program each, spread over the
-//! dies.
+//! (write-through). When the buffer reaches its flush threshold, batches of as many units as the
+//! program targets take at once leave it in the flush order, at most two batches in flight (the
+//! capacitor paper sizes the user-data buffer at twice the pages programmed in parallel). When a
+//! program completes, the mapping entries of its units update their translation pages (dirty;
+//! read in first if `cached` and missing); dirty pages beyond the protected count are written
+//! back, least recently used first, one program each on the dies in turn. While more write-backs
+//! wait than there are dies, no new batch starts (and without a buffer no host write is admitted).
 
 use super::buffer::Entry;
 use super::dram::Dram;
@@ -124,7 +124,7 @@ impl Controller {
         Some(false)
     }
 
-    /// Starts a flush batch if the buffer is at its threshold and no batch is running.
+    /// Starts a flush batch if the buffer is at its threshold and the dies can take one.
     pub(super) fn flush<O: Observer>(&mut self, cx: &mut Context<O>) {
         let Some(dram) = self.dram.as_deref_mut() else {
             return;
@@ -132,12 +132,15 @@ impl Controller {
         let Some(buffer) = dram.buffer.as_mut() else {
             return;
         };
-        if dram.batch_ops > 0 || !buffer.wants_flush() {
+        // Two batches in flight at most (the capacitor paper sizes the user-data buffer at twice
+        // the pages programmed in parallel); none while translation-page write-backs lag.
+        let programs = self.ftl.targets().len() as u32;
+        if !buffer.wants_flush() || dram.batch_ops > programs || dram.writebacks > self.geometry.dies {
             return;
         }
         buffer.stats.batches += 1;
         let units_per_program = self.geometry.units_per_page * self.ftl.targets()[0].plane_count;
-        let batch = self.ftl.targets().len() as u32 * units_per_program;
+        let batch = programs * units_per_program;
         for _ in 0..batch {
             if self.pending_program.is_some() {
                 break;
@@ -205,7 +208,7 @@ impl Controller {
         if from_buffer {
             dram.batch_ops -= 1;
         }
-        self.write_back_over_limit(&mut dram, from_buffer, cx);
+        self.write_back_over_limit(&mut dram, cx);
         self.dram = Some(dram);
     }
 
@@ -219,15 +222,14 @@ impl Controller {
             let die = tpage % self.geometry.dies;
             self.enqueue_op(die, OpKind::MappingRead { tpage, load: false }, false, cx);
             if evicted.is_some() {
-                self.program_translation_page(dram, false, cx);
+                self.program_translation_page(dram, cx);
             }
         }
         dram.mapping.as_mut().expect("checked").mark_dirty(tpage);
     }
 
-    /// Writes back the dirty translation pages beyond the protected count; `batch`: they belong to
-    /// the running flush batch, which waits for them.
-    fn write_back_over_limit<O: Observer>(&mut self, dram: &mut Dram, batch: bool, cx: &mut Context<O>) {
+    /// Writes back the dirty translation pages beyond the protected count, spread over the dies.
+    fn write_back_over_limit<O: Observer>(&mut self, dram: &mut Dram, cx: &mut Context<O>) {
         let mapping = match dram.mapping.as_mut() {
             Some(mapping) if mapping.dirty_pages() > mapping.protected => mapping,
             _ => return,
@@ -235,21 +237,17 @@ impl Controller {
         let mut pages = std::mem::take(&mut dram.scratch);
         mapping.take_over_limit(&mut pages);
         for _ in pages.drain(..) {
-            self.program_translation_page(dram, batch, cx);
+            self.program_translation_page(dram, cx);
         }
         dram.scratch = pages;
     }
 
     /// One translation page programmed, on the next die in turn.
-    fn program_translation_page<O: Observer>(&mut self, dram: &mut Dram, batch: bool, cx: &mut Context<O>) {
+    fn program_translation_page<O: Observer>(&mut self, dram: &mut Dram, cx: &mut Context<O>) {
         let die = dram.next_mapping_die;
         dram.next_mapping_die = (die + 1) % self.geometry.dies;
-        let flush = batch && dram.buffer.is_some();
         dram.writebacks += 1;
-        if flush {
-            dram.batch_ops += 1;
-        }
-        self.enqueue_internal_op(die, OpKind::MappingProgram { flush }, cx);
+        self.enqueue_internal_op(die, OpKind::MappingProgram, cx);
     }
 
     /// A translation page read completed; a waited-for page is cached now and the reads that
@@ -261,7 +259,7 @@ impl Controller {
         let mut dram = self.dram.take().expect("mapping reads need the DRAM models");
         let evicted = dram.mapping.as_mut().expect("tracked").load(tpage);
         if evicted.is_some() {
-            self.program_translation_page(&mut dram, false, cx);
+            self.program_translation_page(&mut dram, cx);
         }
         let mut index = dram.waiting.len();
         while index > 0 {
@@ -276,12 +274,9 @@ impl Controller {
     }
 
     /// A translation page write-back completed.
-    pub(super) fn on_mapping_program_done<O: Observer>(&mut self, flush: bool, _cx: &mut Context<O>) {
+    pub(super) fn on_mapping_program_done(&mut self) {
         let dram = self.dram.as_deref_mut().expect("write-backs need the DRAM models");
         dram.writebacks -= 1;
-        if flush {
-            dram.batch_ops -= 1;
-        }
     }
 }
 

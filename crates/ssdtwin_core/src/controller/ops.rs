@@ -71,11 +71,8 @@ pub enum OpKind {
         /// (a mapping update that missed: the update is kept in DRAM meanwhile).
         load: bool,
     },
-    /// A translation page written back (dirty beyond the protected count, or evicted dirty);
-    /// `flush`: part of a write-buffer flush batch, which waits for it.
-    MappingProgram {
-        flush: bool,
-    },
+    /// A translation page written back (dirty beyond the protected count, or evicted dirty).
+    MappingProgram,
     /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
     Probe {
         id: u32,

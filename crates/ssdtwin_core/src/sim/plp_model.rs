@@ -52,6 +52,8 @@ pub struct PlpReport {
     pub protected_ratio: f64,
     /// Capacitance that protects the write buffer and `protected_mapping_pages` [uF, nominal].
     pub required_capacitance_uf: f64,
+    /// Capacitance that protects `protected_mapping_pages` alone (the capacitor paper's axis) [uF, nominal].
+    pub mapping_capacitance_uf: f64,
     /// Flush time of the write buffer and `protected_mapping_pages`, detection included [s].
     pub flush_time_s: f64,
 }
@@ -198,6 +200,10 @@ impl PlpModel {
             protected_mapping_pages: self.protected_mapping_pages,
             protected_ratio: f64::from(self.protected_mapping_pages) / f64::from(self.translation_pages),
             required_capacitance_uf: capacitance_for_uf(&scenario.plp, self.cost.flush_energy_j(pages)),
+            mapping_capacitance_uf: capacitance_for_uf(
+                &scenario.plp,
+                self.cost.flush_energy_j(u64::from(self.protected_mapping_pages)),
+            ),
             flush_time_s: self.cost.flush_time_s(pages),
         }
     }
