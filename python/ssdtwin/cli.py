@@ -553,6 +553,40 @@ def print_summary(report: Report, console: Console) -> None:
     throttle = data.get("throttle")
     if isinstance(throttle, Mapping) and throttle.get("policy", "none") != "none":
         print_throttle(throttle, console)
+    print_dram(data, console)
+
+
+def print_dram(data: Mapping[str, Any], console: Console) -> None:
+    """The report's `buffer`, `mapping_cache`, `plp` and `power_loss` blocks, one line each (when present)."""
+    lines = []
+    if isinstance(data.get("buffer"), Mapping):
+        lines.append(
+            f"Write buffer: hit ratio {_format(lookup(data, 'buffer.hit_ratio'), '{:.1%}')}, "
+            f"{_format(lookup(data, 'buffer.coalesced'), '{:,}')} coalesced, "
+            f"peak {_format(lookup(data, 'buffer.peak_units'), '{:,}')} units"
+        )
+    if isinstance(data.get("mapping_cache"), Mapping):
+        lines.append(
+            f"Mapping table ({lookup(data, 'mapping_cache.mode')}): hit ratio "
+            f"{_format(lookup(data, 'mapping_cache.hit_ratio'), '{:.1%}')}, dirty pages at most "
+            f"{_format(lookup(data, 'mapping_cache.max_dirty_pages'), '{:,}')} of "
+            f"{_format(lookup(data, 'mapping_cache.protected_pages'), '{:,}')} protected"
+        )
+    if isinstance(data.get("plp"), Mapping):
+        lines.append(
+            f"PLP: {_format(lookup(data, 'plp.usable_energy_j'), '{:.3g} J')} usable, "
+            f"{_format(lookup(data, 'plp.protected_pages'), '{:,}')} pages protected"
+        )
+    for event in (data.get("power_loss") or {}).get("events", []):
+        at, lost = _format(event.get("at_s"), "{:.6g} s"), _format(event.get("lost_writes"), "{:,}")
+        pages = _format(event.get("lost_mapping_pages"), "{:,}")
+        flush = _format(event.get("flush_time_s"), "{:.3g} s")
+        energy = _format(event.get("energy_used_j"), "{:.3g} J")
+        lines.append(
+            f"Power cut at {at}: {lost} writes and {pages} translation pages lost, flush {flush}, {energy}"
+        )
+    for line in lines:
+        console.print(line, markup=False)
 
 
 def print_thermal(thermal: Mapping[str, Any], console: Console) -> None:
