@@ -42,7 +42,7 @@ def test_jesd219_lidf_wins_at_one_percent_but_loses_coalescing_above(rows):
     # the lowest ratio. It flushes writes whose translation page is dirty first, which are the
     # hot region's, so hot overwrites rarely find their unit still waiting: far fewer writes
     # coalesce than under FIFO, more pages are programmed, and once the translation-page write-backs
-    # no longer dominate (10% and up here) FIFO is faster.
+    # no longer dominate (from 5% in the study, README) FIFO is faster.
     low_fifo, low_lidf = rows[("jesd219", "fifo", 0.01)], rows[("jesd219", "lidf", 0.01)]
     assert low_lidf["iops"] > low_fifo["iops"]
     fifo, lidf = rows[("jesd219", "fifo", 1.0)], rows[("jesd219", "lidf", 1.0)]
