@@ -24,7 +24,7 @@ pub struct PlpConfig {
     /// partially protected mapping table). Off (default): the whole mapping table is protected
     /// and nothing is written back for it.
     pub enabled: bool,
-    /// Hold-up capacitance, nominal [uF]. Default 1000 [A] (MODELS §5.2: 470 µF – 2.2 mF).
+    /// Hold-up capacitance, nominal [uF]. Default 1000 [A] (470 µF – 2.2 mF are common, docs/models/dram_buffer_plp.md).
     pub capacitance: f64,
     /// Hold-up bus voltage V1, charged [V]. Default 35 [A].
     pub bus_voltage: f64,
@@ -37,7 +37,7 @@ pub struct PlpConfig {
     pub derating: f64,
     /// From the power failure to the start of the flush [duration]. Default 1ms [A].
     pub detect_time: Duration,
-    /// Controller, DRAM and idle NAND during the flush [W]. Default 3 [A] (MODELS §5.2: 2–4 W).
+    /// Controller, DRAM and idle NAND during the flush [W]. Default 3 [A] (2–4 W, docs/models/dram_buffer_plp.md).
     pub static_power_w: f64,
     /// Fraction of the mapping table's translation pages that may be dirty (the capacitor paper's
     /// "protected ratio", 1%–100%), in (0, 1]. Unset: derived from the capacitance, after the write
@@ -161,7 +161,7 @@ mod tests {
     use super::*;
 
     fn worked_example(static_w: f64) -> (PlpConfig, FlushCost) {
-        // MODELS §5.2's worked example: 1 mF, 35 → 20 V, η 0.85, no derating, 32 dies of one
+        // The worked example of docs/models/dram_buffer_plp.md: 1 mF, 35 → 20 V, η 0.85, no derating, 32 dies of one
         // plane, SLC-mode flush: tPROG 0.30 ms + 28 us transfer, E_page 25 uJ.
         let plp = PlpConfig {
             derating: 0.0,
