@@ -34,10 +34,18 @@ impl Simulation {
             }
             None => (Vec::new(), Vec::new(), Vec::new()),
         };
-        let in_programs = if self.controller.dram().is_some_and(|dram| dram.buffer.is_some()) {
-            in_programs
+        let buffer = self.controller.dram().and_then(|dram| dram.buffer.as_ref());
+        let write_through = buffer.is_some_and(|buffer| buffer.write_through);
+        let in_programs = match buffer {
+            Some(_) => in_programs,
+            None => self.controller.unprogrammed_host_writes(),
+        };
+        // Write-through acknowledges nothing before it is programmed: nothing acknowledged is at
+        // risk, and the waiting writes stay buffered as if the host re-issued them after the restart.
+        let (in_programs, waiting, kept) = if write_through {
+            (Vec::new(), Vec::new(), waiting)
         } else {
-            self.controller.unprogrammed_host_writes()
+            (in_programs, waiting, Vec::new())
         };
         let unflushed = in_programs.len() + waiting.len();
         let saved_units = (budget * units_per_page).min(unflushed as u64) as usize;
@@ -73,6 +81,7 @@ impl Simulation {
         if let Some(dram) = self.controller.dram_mut() {
             if let Some(buffer) = dram.buffer.as_mut() {
                 buffer.restore(&waiting[..saved_waiting]);
+                buffer.restore(&kept);
             }
             if let Some(mapping) = dram.mapping.as_mut() {
                 mapping.clean_all();

@@ -221,7 +221,11 @@ fn mapping_reads_and_programs_take_die_time() {
 #[test]
 fn dram_traffic_of_the_mapping_cache_feeds_dram_energy() {
     let plain = writes("random", 4000, &[]);
-    let cached = writes("random", 4000, &["ftl.mapping_cache=cached", "ftl.mapping_cache_size=16KiB"]);
+    let cached = writes(
+        "random",
+        4000,
+        &["ftl.mapping_cache=cached", "ftl.mapping_cache_size=16KiB"],
+    );
     // DRAM energy above its background: the bytes moved. The same host writes and user programs
     // move the same bytes; the translation pages read and programmed (16 KiB each) add theirs.
     let power = &plain.config.power;
@@ -313,4 +317,21 @@ fn dram_configuration_errors_name_their_key() {
     }
     assert_eq!(error(&["ftl.mapping_cache=partial"]).key, "ftl.mapping_cache");
     assert_eq!(error(&["buffer.flush_order=lifo"]).key, "buffer.flush_order");
+}
+
+#[test]
+fn a_power_cut_loses_nothing_acknowledged_under_write_through() {
+    let report = writes(
+        "random",
+        3000,
+        &[
+            "buffer.capacity=4MiB",
+            "buffer.write_through=true",
+            "plp.capacitance=1",
+            "power_loss.at=[\"20ms\"]",
+        ],
+    );
+    let event = &report.power_loss.as_ref().unwrap().events[0];
+    assert_eq!((event.unflushed_writes, event.lost_writes), (0, 0));
+    assert_eq!(report.host_ios, 3000, "the waiting writes complete after the restart");
 }
