@@ -9,7 +9,8 @@ use crate::ftl::params::MappingKind;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    FlashCounters, FtlErases, FtlMerges, FtlReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport,
+    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, SimulatorReport, SuspendReport,
+    WorkloadReport,
 };
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
@@ -72,6 +73,10 @@ impl Simulation {
                 full: counts.full_merges,
             },
             channel_switches: self.controller.channels.iter().map(|channel| channel.switches).sum(),
+            pe_cycles: {
+                let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
+                PeCycles { min, mean, max }
+            },
         }
     }
 
