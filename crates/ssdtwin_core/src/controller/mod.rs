@@ -22,6 +22,7 @@ mod limits;
 mod mapped;
 pub mod ops;
 pub mod params;
+mod reliability;
 pub mod scheduler;
 pub mod suspend;
 pub mod tally;
@@ -36,6 +37,7 @@ use crate::flash::params::{FlashConfig, SuspendConfig};
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
+use crate::reliability::Reliability;
 use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
 use scheduler::Scheduler;
@@ -78,6 +80,13 @@ pub struct Controller {
     /// Completion times of the die-level harness's operations, by probe id.
     pub probe_done: Vec<Option<Time>>,
     pub tally: Tally,
+    /// Bit errors, ECC and retries (`reliability.enabled`); `None`: reads cost no more.
+    pub reliability: Option<Box<Reliability>>,
+    /// Blocks waiting to be relocated (read reclaim, static wear leveling) until their plane's
+    /// GC is idle.
+    relocations: Vec<(u32, ops::Relocation)>,
+    /// Blocks relocated by static wear leveling.
+    pub wear_relocations: u64,
 }
 
 impl Controller {
@@ -137,6 +146,9 @@ impl Controller {
             to_host: Vec::new(),
             probe_done: Vec::new(),
             tally: Tally::default(),
+            reliability: None,
+            relocations: Vec::new(),
+            wear_relocations: 0,
             geometry,
             timing,
             ftl,

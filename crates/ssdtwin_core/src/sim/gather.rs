@@ -73,6 +73,7 @@ impl Simulation {
                 full: counts.full_merges,
             },
             channel_switches: self.controller.channels.iter().map(|channel| channel.switches).sum(),
+            wear_relocations: self.controller.wear_relocations,
             pe_cycles: {
                 let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
                 PeCycles { min, mean, max }
@@ -94,6 +95,10 @@ impl Simulation {
         if !timeseries.is_empty() {
             for (name, values) in columns {
                 timeseries.add_column(name, values);
+            }
+            if let Some(reliability) = &self.controller.reliability {
+                let rows = timeseries.time_s.len();
+                timeseries.add_column("reliability.rber_mean".to_string(), reliability.rber_column(rows));
             }
         }
         let metrics = &self.observers.metrics;
@@ -173,6 +178,11 @@ impl Simulation {
             },
             thermal,
             throttle,
+            reliability: self.controller.reliability.as_ref().map(|reliability| {
+                let mut report = reliability.report();
+                report.errored_commands = metrics.errors;
+                report
+            }),
             timeseries,
         }
     }

@@ -12,6 +12,7 @@ use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
 use crate::power::params::PowerConfig;
+use crate::reliability::params::ReliabilityConfig;
 use crate::thermal::params::ThermalConfig;
 use crate::thermal::throttle::params::ThrottleConfig;
 use crate::workload::params::WorkloadConfig;
@@ -33,6 +34,7 @@ pub struct Scenario {
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
     pub throttle: ThrottleConfig,
+    pub reliability: ReliabilityConfig,
 }
 
 impl Default for Scenario {
@@ -48,6 +50,7 @@ impl Default for Scenario {
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),
             throttle: ThrottleConfig::default(),
+            reliability: ReliabilityConfig::default(),
         }
     }
 }

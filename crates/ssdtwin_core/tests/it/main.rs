@@ -19,6 +19,7 @@ mod host;
 mod layers;
 mod mappings;
 mod power;
+mod reliability;
 mod source_scan;
 mod suspend;
 mod theory;

@@ -19,5 +19,9 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::ftl(&scenario.ftl, &scenario.flash)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     power::power(&scenario.power, &scenario.flash)?;
-    thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)
+    thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
+    if scenario.reliability.enabled {
+        scenario.reliability.validate(scenario.flash.cell.page_types())?;
+    }
+    Ok(())
 }

@@ -9,7 +9,7 @@ pub fn least_worn(free: &VecDeque<u32>, erase_count: &[u32]) -> Option<usize> {
     let mut best: Option<(usize, u32)> = None;
     for (index, &block) in free.iter().enumerate() {
         let count = erase_count[block as usize];
-        if best.map_or(true, |(_, lowest)| count < lowest) {
+        if best.is_none_or(|(_, lowest)| count < lowest) {
             best = Some((index, count));
             if count == 0 {
                 break;

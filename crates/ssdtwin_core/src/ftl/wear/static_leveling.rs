@@ -12,7 +12,7 @@ pub fn cold_block(blocks: &BlockTable, plane_blocks: std::ops::Range<u32>, sprea
     for block in plane_blocks {
         let count = blocks.erase_count[block as usize];
         most = most.max(count);
-        if blocks.state[block as usize] == BlockState::Closed && coldest.map_or(true, |(_, lowest)| count < lowest) {
+        if blocks.state[block as usize] == BlockState::Closed && coldest.is_none_or(|(_, lowest)| count < lowest) {
             coldest = Some((block, count));
         }
     }
