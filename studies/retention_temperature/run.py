@@ -132,7 +132,8 @@ def main() -> None:
         cold, hot = (
             next(row for row in rows if row["temp_c"] == t and row["age"] == age) for t in TEMPERATURES_C
         )
-        print(f"| {age} | {cold['normalised']:.4f} | {hot['normalised']:.4f} | {hot['rber'] / cold['rber']:.2f} |")
+        ratio = hot["rber"] / cold["rber"]
+        print(f"| {age} | {cold['normalised']:.4f} | {hot['normalised']:.4f} | {ratio:.2f} |")
     plot(rows, HERE / "retention_temperature.png")
     print()
     print("| ambient | package | max °C | normalised errors |")

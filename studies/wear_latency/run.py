@@ -46,6 +46,15 @@ def model_rber(pe: float, age_s: float, temp_c: float = 55.0) -> float:
 HARD_LIMIT = 220 / (4320 * 8)
 
 
+def onset_pe(age_s: float) -> float:
+    """P/E cycles at which the model's RBER after `age_s` at 55 °C reaches the hard limit."""
+    low, high = 0.0, 100_000.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if model_rber(middle, age_s) < HARD_LIMIT else (low, middle)
+    return (low + high) / 2
+
+
 def point(**overrides: Any) -> dict[str, Any]:
     report = ssdtwin.run(**{**BASE, **overrides})
     read = report.latency_us["read"]
@@ -58,7 +67,8 @@ def point(**overrides: Any) -> dict[str, Any]:
         "p99": read["p99"],
         "p99_99": read["p99_99"],
         "kiops": report.iops / 1000,
-        "nand_w": report.power_w["nand"]["avg"] if isinstance(report.power_w.get("nand"), dict) else None,
+        "nand_w": report.power_w["nand_avg"],
+        "nand_uj_per_read": report.energy_j["nand"] / report.latency_us["read"]["count"] * 1e6,
     }
 
 
@@ -71,7 +81,10 @@ def pe_sweep(pe_cycles: list[int] = PE_CYCLES, **overrides: Any) -> list[dict[st
 
 def age_sweep(ages: list[str] = AGES, **overrides: Any) -> list[dict[str, Any]]:
     return [
-        {"age": age, **point(**{"reliability.pe_cycles": AGE_PE, "reliability.retention_age": age, **overrides})}
+        {
+            "age": age,
+            **point(**{"reliability.pe_cycles": AGE_PE, "reliability.retention_age": age, **overrides}),
+        }
         for age in ages
     ]
 
@@ -85,10 +98,10 @@ def plot(pe_rows: list[dict[str, Any]], age_rows: list[dict[str, Any]], path: Pa
     left, right = figure.subplots(1, 2)
     for key in ("p50", "p99", "p99_99"):
         left.plot([row["pe"] for row in pe_rows], [row[key] for row in pe_rows], marker="o", label=key)
-        right.plot([SECONDS[row["age"]] / 86_400 for row in age_rows], [row[key] for row in age_rows], marker="o", label=key)
-    onset = next((row["pe"] for row in pe_rows if model_rber(row["pe"], SECONDS[PE_AGE]) > HARD_LIMIT), None)
-    if onset is not None:
-        left.axvline(onset, color="grey", linestyle="--", label="RBER > hard limit")
+        days = [SECONDS[row["age"]] / 86_400 for row in age_rows]
+        right.plot(days, [row[key] for row in age_rows], marker="o", label=key)
+    left.axvline(onset_pe(SECONDS[PE_AGE]), color="grey", linestyle="--", label="RBER = hard limit")
+    left.set_xticks([0, 5000, 10_000, 15_000, 20_000])
     left.set_xlabel(f"P/E cycles (data {PE_AGE} at 55 °C)")
     right.set_xlabel(f"retention age at 55 °C [days] (P/E {AGE_PE})")
     right.set_xscale("log")
@@ -103,14 +116,19 @@ def plot(pe_rows: list[dict[str, Any]], age_rows: list[dict[str, Any]], path: Pa
 
 def main() -> None:
     pe_rows = pe_sweep()
-    print("| P/E | model RBER | measured RBER | retries/read | soft | p50 us | p99 us | p99.99 us | kIOPS |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        "| P/E | model RBER | measured RBER | retries/read | soft | p50 us | p99 us | p99.99 us | kIOPS "
+        "| NAND W | NAND uJ/read |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for row in pe_rows:
         print(
             f"| {row['pe']} | {model_rber(row['pe'], SECONDS[PE_AGE]):.2e} | {row['rber']:.2e} | "
-            f"{row['retries_per_read']:.2f} | {row['soft_fraction']:.2f} | {row['p50']:.0f} | {row['p99']:.0f} | "
-            f"{row['p99_99']:.0f} | {row['kiops']:.1f} |"
+            f"{row['retries_per_read']:.2f} | {row['soft_fraction']:.2f} | {row['p50']:.0f} | "
+            f"{row['p99']:.0f} | {row['p99_99']:.0f} | {row['kiops']:.1f} | {row['nand_w']:.2f} | "
+            f"{row['nand_uj_per_read']:.1f} |"
         )
+    print(f"\nmodel RBER reaches the hard limit at {onset_pe(SECONDS[PE_AGE]):.0f} P/E cycles")
     age_rows = age_sweep()
     print()
     print("| age | model RBER | measured RBER | retries/read | p50 us | p99 us | p99.99 us | kIOPS |")
