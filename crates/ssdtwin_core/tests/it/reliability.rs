@@ -248,3 +248,31 @@ fn bad_reliability_keys_are_refused_naming_the_key() {
     check("reliability.page_type_factor=[1.0]", "reliability.page_type_factor");
     check("reliability.retry_step_gain=1.0", "reliability.retry_step_gain");
 }
+
+#[test]
+fn static_wear_leveling_narrows_the_pe_spread_of_a_skewed_workload() {
+    // Zipf writes: a few hot blocks cycle, the cold ones keep their data.
+    let run_with = |policy: &str| {
+        run(&scenario(&[
+            "workload.read_fraction=0",
+            "workload.distribution=\"zipf\"",
+            "workload.io_count=300000",
+            &format!("ftl.wear_leveling=\"{policy}\""),
+            "ftl.static_wear_spread=2",
+        ]))
+    };
+    let (none, dynamic, leveled) = (run_with("none"), run_with("dynamic"), run_with("static"));
+    let spread = |report: &ssdtwin_core::Report| report.ftl.pe_cycles.max - report.ftl.pe_cycles.min;
+    assert_eq!(none.ftl.wear_relocations, 0);
+    assert_eq!(dynamic.ftl.wear_relocations, 0);
+    assert!(leveled.ftl.wear_relocations > 0);
+    assert!(
+        spread(&leveled) < spread(&none),
+        "{:?} vs {:?}",
+        leveled.ftl.pe_cycles,
+        none.ftl.pe_cycles
+    );
+    assert!(spread(&dynamic) <= spread(&none));
+    // Moving cold data costs writes.
+    assert!(leveled.waf > none.waf);
+}
