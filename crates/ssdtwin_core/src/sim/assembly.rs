@@ -208,6 +208,7 @@ impl Simulation {
             },
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             preconditioned: false,
+            aged: false,
             prepared_wall: std::time::Duration::ZERO,
             events_handled: 0,
             probes: Vec::new(),
@@ -229,6 +230,7 @@ impl Simulation {
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
         let started = std::time::Instant::now();
         self.precondition(progress)?;
+        self.age_blocks();
         let precondition_wall = started.elapsed() + self.prepared_wall;
         self.run_workload(progress)?;
         let end = self.observers.metrics.last_completion;
@@ -270,18 +272,19 @@ impl Simulation {
         if !finished {
             return Err(RunError::Interrupted);
         }
-        self.age_blocks();
         self.preconditioned = true;
         Ok(())
     }
 
     /// Aged start (`reliability.pe_cycles`): every block gets that many P/E cycles more, drawn
-    /// uniformly within ± `reliability.pe_spread` of it (its own random stream).
+    /// uniformly within ± `reliability.pe_spread` of it (its own random stream). Applied when the
+    /// run starts, after preconditioning or loading a snapshot, so a snapshot never holds it.
     fn age_blocks(&mut self) {
         let config = &self.scenario.reliability;
-        if !config.enabled || config.pe_cycles == 0 {
+        if self.aged || !config.enabled || config.pe_cycles == 0 {
             return;
         }
+        self.aged = true;
         let mut rng = Rng::stream(self.scenario.seed, "reliability");
         let cycles = f64::from(config.pe_cycles);
         for count in &mut self.controller.ftl.blocks.erase_count {
