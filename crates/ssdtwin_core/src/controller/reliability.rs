@@ -52,7 +52,12 @@ impl Controller {
 
     /// Starts the waiting relocations whose plane's GC is idle and has a free block to copy into;
     /// a block that is no longer closed (erased meanwhile) is dropped, an open one waits.
+    /// Block mapping and BAST relocate through their own merges: relocations are page mapping's.
     pub(super) fn run_relocations<O: Observer>(&mut self, cx: &mut Context<O>) {
+        if !self.ftl.is_page_mapped() {
+            self.relocations.clear();
+            return;
+        }
         let mut index = 0;
         while index < self.relocations.len() {
             let (block, why) = self.relocations[index];

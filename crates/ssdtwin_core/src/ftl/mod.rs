@@ -339,8 +339,11 @@ impl Ftl {
         true
     }
 
-    /// Static wear leveling: the closed block of `plane` to relocate now, if any.
+    /// Static wear leveling: the closed block of `plane` to relocate now, if any (page mapping).
     pub fn cold_block(&self, plane: u32) -> Option<u32> {
+        if !self.is_page_mapped() {
+            return None;
+        }
         let first = self.geometry.first_block_of_plane(plane);
         self.wear
             .cold_block(&self.blocks, first..first + self.geometry.blocks_per_plane)

@@ -276,3 +276,55 @@ fn static_wear_leveling_narrows_the_pe_spread_of_a_skewed_workload() {
     // Moving cold data costs writes.
     assert!(leveled.waf > none.waf);
 }
+
+#[test]
+fn block_mapping_runs_with_reliability_and_reclaim_on() {
+    // Read reclaim and static leveling relocate through GC, which block mapping does not have:
+    // they stand aside, and the scheme's invariants hold.
+    let scenario = scenario(&[
+        "ftl.mapping=\"block\"",
+        "ftl.mapping_unit=\"16KiB\"",
+        "workload.block_size=\"16KiB\"",
+        "workload.read_fraction=0.5",
+        "workload.io_count=3000",
+        "ftl.wear_leveling=\"static\"",
+        "ftl.static_wear_spread=1",
+        "reliability.enabled=true",
+        "reliability.pe_cycles=12000",
+        "reliability.retention_age=\"1y\"",
+        "reliability.retention_temp_c=55",
+    ]);
+    let mut simulation = ssdtwin_core::Simulation::new(&scenario).expect("builds");
+    let report = simulation.run(&mut |_| true).expect("runs");
+    let reliability = report.reliability.as_ref().unwrap();
+    assert!(reliability.retries > 0);
+    assert_eq!(reliability.reclaims, 0);
+    assert_eq!(report.ftl.wear_relocations, 0);
+    if let Err(problem) = simulation.ftl().check_invariants() {
+        panic!("block mapping invariants: {problem}");
+    }
+}
+
+#[test]
+fn relocations_keep_the_page_mapping_invariants() {
+    // Read reclaim and static leveling relocate blocks while host writes and GC run.
+    let scenario = scenario(&[
+        "workload.read_fraction=0.7",
+        "workload.precondition=\"steady\"",
+        "workload.io_count=30000",
+        "host.queue_depth=16",
+        "ftl.wear_leveling=\"static\"",
+        "ftl.static_wear_spread=1",
+        "reliability.enabled=true",
+        "reliability.pe_cycles=12000",
+        "reliability.retention_age=\"1y\"",
+        "reliability.retention_temp_c=55",
+    ]);
+    let mut simulation = ssdtwin_core::Simulation::new(&scenario).expect("builds");
+    let report = simulation.run(&mut |_| true).expect("runs");
+    assert!(report.reliability.as_ref().unwrap().reclaims > 0);
+    assert!(report.ftl.wear_relocations > 0);
+    if let Err(problem) = simulation.ftl().check_invariants() {
+        panic!("page mapping invariants after relocations: {problem}");
+    }
+}
