@@ -328,3 +328,31 @@ fn relocations_keep_the_page_mapping_invariants() {
         panic!("page mapping invariants after relocations: {problem}");
     }
 }
+
+#[test]
+fn the_time_series_has_the_mean_rber_of_each_interval() {
+    let report = run(&scenario(&[
+        "power.enabled=true",
+        "power.sample_interval=\"20ms\"",
+        "workload.io_count=4000",
+        "reliability.enabled=true",
+        "reliability.pe_cycles=3000",
+        "reliability.pe_spread=0",
+        "reliability.read_reclaim=\"none\"",
+    ]));
+    let (_, column) = report
+        .timeseries
+        .extra
+        .iter()
+        .find(|(name, _)| name == "reliability.rber_mean")
+        .expect("the rber_mean column");
+    assert_eq!(column.len(), report.timeseries.time_s.len());
+    assert!(column.len() > 2);
+    let mean = report.reliability.unwrap().rber_mean;
+    // The data ages through the run: each interval's mean within the run's range, rising.
+    assert!(
+        column.iter().all(|&value| value > 0.5 * mean && value < 2.0 * mean),
+        "{column:?}"
+    );
+    assert!(column.last() >= column.first());
+}
