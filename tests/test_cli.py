@@ -168,6 +168,24 @@ def test_summary_shows_temperatures_and_throttling_when_the_report_has_them():
     assert rows["off"] == ["2.25", "s", "-"]
 
 
+def test_summary_shows_reliability_when_the_report_has_it():
+    reliability = {
+        "rber_mean": 0.0042,
+        "rber_max": 0.0091,
+        "retries": 1200,
+        "soft_decodes": 3,
+        "uncorrectable": 2,
+        "errored_commands": 2,
+        "reclaims": 5,
+    }
+    text = summary(reliability=reliability)
+    assert (
+        "Reliability: RBER mean 0.0042, max 0.0091; 1,200 retries, 3 soft decodes, 2 uncorrectable, "
+        "2 commands with an error, 5 blocks reclaimed"
+    ) in " ".join(text.split())
+    assert "Reliability" not in summary()
+
+
 def test_summary_without_thermal_blocks_is_unchanged():
     plain = summary()
     assert "Temperature" not in plain

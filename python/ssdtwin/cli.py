@@ -554,6 +554,8 @@ def print_summary(report: Report, console: Console) -> None:
     if isinstance(throttle, Mapping) and throttle.get("policy", "none") != "none":
         print_throttle(throttle, console)
     print_dram(data, console)
+    if isinstance(data.get("reliability"), Mapping):
+        print_reliability(data["reliability"], console)
 
 
 def print_dram(data: Mapping[str, Any], console: Console) -> None:
@@ -587,6 +589,21 @@ def print_dram(data: Mapping[str, Any], console: Console) -> None:
         )
     for line in lines:
         console.print(line, markup=False)
+
+
+def print_reliability(reliability: Mapping[str, Any], console: Console) -> None:
+    """The report's `reliability` block in one line: RBER, retries, soft decodes, uncorrectable
+    reads and the commands that completed with an error."""
+    console.print(
+        f"Reliability: RBER mean {_format(reliability.get('rber_mean'), '{:.3g}')}, "
+        f"max {_format(reliability.get('rber_max'), '{:.3g}')}; "
+        f"{_format(reliability.get('retries'), '{:,}')} retries, "
+        f"{_format(reliability.get('soft_decodes'), '{:,}')} soft decodes, "
+        f"{_format(reliability.get('uncorrectable'), '{:,}')} uncorrectable, "
+        f"{_format(reliability.get('errored_commands'), '{:,}')} commands with an error, "
+        f"{_format(reliability.get('reclaims'), '{:,}')} blocks reclaimed",
+        markup=False,
+    )
 
 
 def print_thermal(thermal: Mapping[str, Any], console: Console) -> None:

@@ -33,7 +33,8 @@ TIMESERIES_COLUMNS = (
 """Columns of `Report.timeseries` always present: interval start [s], host commands per second,
 MiB/s, and the average power of each component over the interval [W] (`power.sample_interval` sets
 the interval). With the thermal model on, the core adds `temp_c.<node>` (°C at the interval's end,
-one column per node of the drive's network) and `throttle_state` (0 off, 1 light, 2 heavy)."""
+one column per node of the drive's network) and `throttle_state` (0 off, 1 light, 2 heavy); with
+the reliability model on, `reliability.rber_mean` (mean RBER of the interval's flash reads)."""
 
 
 WALL_CLOCK_FIELDS = (

@@ -19,6 +19,7 @@ pub mod host;
 pub mod metrics;
 pub mod observe;
 pub mod power;
+pub mod reliability;
 pub mod sim;
 pub mod thermal;
 pub mod workload;

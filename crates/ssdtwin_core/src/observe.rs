@@ -63,13 +63,15 @@ pub enum StateChange {
     /// The controller entered a power state drawing `scale` of its normal power (thermal
     /// throttling).
     ControllerPowerState { scale: f64 },
-    /// A host command completed: `latency` from arrival, `service` from submission.
+    /// A host command completed: `latency` from arrival, `service` from submission; `error`: with
+    /// an error status (an uncorrectable read).
     HostCompletion {
         job: u32,
         is_read: bool,
         latency: Duration,
         service: Duration,
         bytes: u64,
+        error: bool,
     },
 }
 

@@ -27,9 +27,12 @@ fn split_number(text: &str) -> Option<(f64, &str)> {
     Some((value, text[end..].trim()))
 }
 
-/// Parses a duration such as `"80us"`, `"1.2ms"`, `"5s"`, `"300ns"`.
+/// Parses a duration such as `"80us"`, `"1.2ms"`, `"5s"`, `"300ns"`, or for retention ages
+/// `"2h"`, `"30d"`, `"1y"` (a Julian year, 365.25 days).
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
-    let fail = || format!("`{text}` is not a duration; use a number and a unit: ns, us, ms or s (e.g. \"80us\")");
+    let fail = || {
+        format!("`{text}` is not a duration; use a number and a unit: ns, us, ms, s, min, h, d or y (e.g. \"80us\")")
+    };
     let (value, unit) = split_number(text).ok_or_else(fail)?;
     let nanos_per_unit = match unit {
         "ns" => 1.0,
@@ -37,6 +40,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         "ms" => 1e6,
         "s" => 1e9,
         "min" => 60e9,
+        "h" => 3600e9,
+        "d" => 86400e9,
+        "y" => 365.25 * 86400e9,
         _ => return Err(fail()),
     };
     let nanos = value * nanos_per_unit;
@@ -174,7 +180,7 @@ unit_string_type!(
     parse_duration,
     "duration",
     "80us",
-    r"^[0-9_.]+\s*(ns|us|µs|ms|s|min)$"
+    r"^[0-9_.]+\s*(ns|us|µs|ms|s|min|h|d|y)$"
 );
 unit_string_type!(
     ByteSize,
@@ -201,13 +207,15 @@ mod tests {
         assert_eq!(parse_duration("1.2ms").unwrap(), Duration::from_micros(1200));
         assert_eq!(parse_duration("5s").unwrap(), Duration::from_secs(5));
         assert_eq!(parse_duration("300ns").unwrap(), Duration::from_nanos(300));
+        assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
+        assert_eq!(parse_duration("1y").unwrap(), Duration::from_secs(31_557_600));
         assert_eq!(parse_duration("0us").unwrap(), Duration::ZERO);
     }
 
     #[test]
     fn durations_without_unit_are_rejected() {
         let message = parse_duration("80").unwrap_err();
-        assert!(message.contains("ns, us, ms or s"), "{message}");
+        assert!(message.contains("ns, us, ms, s, min, h, d or y"), "{message}");
         assert!(parse_duration("-1us").is_err());
         assert!(parse_duration("fast").is_err());
     }

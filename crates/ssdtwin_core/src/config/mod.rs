@@ -23,6 +23,7 @@ pub use crate::ftl::params::*;
 pub use crate::host::params::*;
 pub use crate::power::params::*;
 pub use crate::power::plp::{PlpConfig, PowerLossConfig};
+pub use crate::reliability::params::*;
 pub use crate::sim::scenario::Scenario;
 pub use crate::thermal::params::*;
 pub use crate::thermal::throttle::params::*;
@@ -283,7 +284,7 @@ mod tests {
     fn bad_unit_names_key() {
         let error = load_text("[flash]\nt_erase = \"5\"\n").unwrap_err();
         assert_eq!(error.key, "flash.t_erase");
-        assert!(error.message.contains("ns, us, ms or s"), "{error}");
+        assert!(error.message.contains("ns, us, ms, s, min, h, d or y"), "{error}");
     }
 
     #[test]

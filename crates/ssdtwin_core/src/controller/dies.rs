@@ -17,6 +17,7 @@ use crate::base::time::Time;
 use crate::flash::channel::{Grant, Need};
 use crate::ftl::Stream;
 use crate::observe::{Context, Direction, Observer, OpClass, StateChange};
+use crate::reliability::retry::ReadCost;
 
 impl Controller {
     pub(super) fn new_op(&mut self, kind: OpKind, now: Time) -> u32 {
@@ -25,6 +26,7 @@ impl Controller {
             kind,
             sequence: self.op_sequence,
             queued_at: now,
+            cost: ReadCost::default(),
         })
     }
 
@@ -177,6 +179,9 @@ impl Controller {
                 ProbeAction::Erase => Need::Command,
             },
         };
+        if self.reliability.is_some() {
+            self.assess_read(die, op, cx.now);
+        }
         self.request_channel(die, need, Slot::Running, cx);
     }
 
@@ -302,7 +307,11 @@ impl Controller {
                 // A read: command and address cycles, then t_R with the channel free.
                 let sensing = channel.occupy(now, chip, self.timing.command);
                 let page_type = self.dies[die as usize].page_type;
-                let t_read = self.timing.read[page_type as usize];
+                let mut t_read = self.timing.read[page_type as usize];
+                if let Some(reliability) = &self.reliability {
+                    // Read retries and soft senses: more senses back to back (reliability.rs).
+                    t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
+                }
                 cx.die(StateChange::DieOpStart {
                     die,
                     start: sensing,
@@ -314,14 +323,14 @@ impl Controller {
             }
             (_, Need::Data) => {
                 let batch = self.dies[die as usize].batch.len() as u32;
-                self.data_out(die, kind, batch, cx);
+                self.data_out(die, op, batch, cx);
             }
         }
     }
 
     /// A read's data out, granted now: only the codewords it needs (column addressing).
-    fn data_out<O: Observer>(&mut self, die: u32, kind: OpKind, batch: u32, cx: &mut Context<O>) {
-        let units = match kind {
+    fn data_out<O: Observer>(&mut self, die: u32, op: u32, batch: u32, cx: &mut Context<O>) {
+        let units = match self.ops[op].kind {
             OpKind::HostRead { .. } => batch,
             OpKind::GcRead { units, .. } => units,
             OpKind::MappingRead { .. } => self.geometry.units_per_page,
@@ -329,7 +338,11 @@ impl Controller {
         };
         let chip = self.geometry.chip_of_die(die);
         let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
-        let transfer = self.timing.read_transfer(units);
+        let mut transfer = self.timing.read_transfer(units);
+        if let Some(reliability) = &self.reliability {
+            // Each retry's data and the soft bits go out too.
+            transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));
+        }
         let done = channel.occupy(cx.now, chip, transfer);
         // `DieDone` at `done` hands the channel on (`on_die_done`).
         channel.owner_hands_on();
@@ -343,7 +356,7 @@ impl Controller {
         let state = &self.dies[die as usize];
         let op = state.output.expect("a read in the cache register");
         let batch = state.output_batch.len() as u32;
-        self.data_out(die, self.ops[op].kind, batch, cx);
+        self.data_out(die, op, batch, cx);
     }
 
     /// Cache read: the running read's data moves into the cache register and the array takes the
@@ -401,7 +414,7 @@ impl Controller {
         } else {
             cx.die(StateChange::DieSensed { die });
         }
-        let kind = self.ops.remove(op).kind;
+        let super::ops::FlashOp { kind, cost, .. } = self.ops.remove(op);
         let data_out = kind.is_array_read();
         match kind {
             OpKind::HostRead { .. } => {
@@ -413,8 +426,14 @@ impl Controller {
                 };
                 let served = std::mem::take(batch);
                 state.host_slots -= served.len() as u32;
-                for &transaction in &served {
-                    self.finish_read_transaction(transaction, cx);
+                if self.reliability.is_some() {
+                    for &transaction in &served {
+                        self.decode_read(transaction, cost, cx);
+                    }
+                } else {
+                    for &transaction in &served {
+                        self.finish_read_transaction(transaction, cx);
+                    }
                 }
                 let state = &mut self.dies[die as usize];
                 if from_output {
@@ -433,6 +452,11 @@ impl Controller {
             } => {
                 for &(block, page) in &pages[..page_count as usize] {
                     self.ftl.program_done(block, page);
+                    if page == 0 {
+                        if let Some(reliability) = self.reliability.as_mut() {
+                            reliability.programmed(block, die, cx.now);
+                        }
+                    }
                 }
                 self.issue_ready_erases(cx);
                 if self.dram.is_some() {
@@ -453,6 +477,9 @@ impl Controller {
         }
         if self.dies[die as usize].held {
             self.move_to_output(die, cx);
+        }
+        if !self.relocations.is_empty() {
+            self.run_relocations(cx);
         }
         if self.array_cap == u32::MAX {
             self.try_start(die, cx);

@@ -2,6 +2,7 @@
 //! its still-valid pages are read (a window of reads per plane, in the die's internal queue),
 //! copied into the plane's GC page, and the victim erased once copied.
 
+use super::ops::Relocation;
 use super::ops::{OpKind, PlaneGc, GC_READ_WINDOW, MAX_PLANES};
 use super::Controller;
 use crate::ftl::mapping::NONE;
@@ -14,13 +15,18 @@ impl Controller {
             return;
         }
         if let Some(victim) = self.ftl.take_victim(plane) {
-            self.gc[plane as usize] = PlaneGc {
-                victim,
-                next_page: 0,
-                reads_in_flight: 0,
-            };
-            self.issue_gc_reads(plane, cx);
+            self.collect(plane, victim, cx);
         }
+    }
+
+    /// Copies the valid data of the claimed `victim` of `plane` out and erases it.
+    pub(super) fn collect<O: Observer>(&mut self, plane: u32, victim: u32, cx: &mut Context<O>) {
+        self.gc[plane as usize] = PlaneGc {
+            victim,
+            next_page: 0,
+            reads_in_flight: 0,
+        };
+        self.issue_gc_reads(plane, cx);
     }
 
     /// Keeps up to `GC_READ_WINDOW` page reads of the victim in flight; erases it when copied.
@@ -91,6 +97,15 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         self.ftl.erase(block);
         self.gc[plane as usize].victim = NONE;
+        if let Some(reliability) = self.reliability.as_mut() {
+            reliability.erased(block);
+        }
+        if let Some(cold) = self.ftl.cold_block(plane) {
+            self.relocations.push((cold, Relocation::WearLeveling));
+        }
+        if !self.relocations.is_empty() {
+            self.run_relocations(cx);
+        }
         if self.ftl.needs_gc(plane) {
             self.start_gc(plane, cx);
         }

@@ -25,6 +25,7 @@ mod limits;
 mod mapped;
 pub mod ops;
 pub mod params;
+mod reliability;
 pub mod scheduler;
 pub mod suspend;
 pub mod tally;
@@ -39,6 +40,7 @@ use crate::flash::params::{FlashConfig, SuspendConfig};
 use crate::flash::{Channel, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
+use crate::reliability::Reliability;
 use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
 use scheduler::Scheduler;
@@ -83,6 +85,13 @@ pub struct Controller {
     pub tally: Tally,
     /// Write buffer and translation-page tracking (`flush.rs`); `None` when all are off.
     dram: Option<Box<dram::Dram>>,
+    /// Bit errors, ECC and retries (`reliability.enabled`); `None`: reads cost no more.
+    pub reliability: Option<Box<Reliability>>,
+    /// Blocks waiting to be relocated (read reclaim, static wear leveling) until their plane's
+    /// GC is idle.
+    relocations: Vec<(u32, ops::Relocation)>,
+    /// Blocks relocated by static wear leveling.
+    pub wear_relocations: u64,
 }
 
 impl Controller {
@@ -143,6 +152,9 @@ impl Controller {
             probe_done: Vec::new(),
             tally: Tally::default(),
             dram: None,
+            reliability: None,
+            relocations: Vec::new(),
+            wear_relocations: 0,
             geometry,
             timing,
             ftl,

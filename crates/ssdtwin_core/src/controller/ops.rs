@@ -8,6 +8,7 @@ use super::suspend::ArrayOp;
 use crate::base::time::{Duration, Time};
 use crate::flash::channel::Need;
 use crate::ftl::{ProgramTarget, Stream};
+use crate::reliability::retry::ReadCost;
 
 /// Most planes one program can write (bounds the inline page list of an operation).
 pub const MAX_PLANES: usize = 16;
@@ -26,6 +27,8 @@ pub struct Command {
     pub units: u32,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
     pub remaining: u32,
+    /// Completes with an error status: a read of it was uncorrectable (`reliability`).
+    pub error: bool,
 }
 
 /// One mapping unit of a command.
@@ -131,6 +134,8 @@ pub struct FlashOp {
     pub sequence: u64,
     /// When it joined the die's queue.
     pub queued_at: Time,
+    /// A read's retries and decoding (`reliability`; none when it is off).
+    pub cost: ReadCost,
 }
 
 /// The queues in front of one die.
@@ -201,3 +206,12 @@ pub struct PlaneGc {
 
 /// GC page reads in flight per plane: copying proceeds page by page, never flooding a die.
 pub const GC_READ_WINDOW: u32 = 2;
+
+/// Why a block is relocated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relocation {
+    /// Read reclaim: its reads approach the ECC limit.
+    Reclaim,
+    /// Static wear leveling: it holds cold data on a little-worn block.
+    WearLeveling,
+}

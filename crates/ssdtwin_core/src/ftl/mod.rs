@@ -34,6 +34,7 @@ pub mod snapshot;
 mod tests;
 pub mod translation;
 pub mod types;
+pub mod wear;
 
 use std::collections::VecDeque;
 
@@ -87,6 +88,8 @@ pub struct Ftl {
     /// Retired blocks whose last pending program just completed: erase them.
     pub ready_erases: Vec<u32>,
     pub ftl_counts: SchemeCounts,
+    /// Which free block a plane opens next, and static leveling's relocations.
+    pub wear: wear::WearLeveling,
 }
 
 impl Ftl {
@@ -154,6 +157,10 @@ impl Ftl {
             work: Vec::new(),
             ready_erases: Vec::new(),
             ftl_counts: SchemeCounts::default(),
+            wear: wear::WearLeveling {
+                kind: config.wear_leveling,
+                spread: config.static_wear_spread,
+            },
         }
     }
 
@@ -270,8 +277,9 @@ impl Ftl {
         let slot = stream as usize * self.geometry.planes() as usize + plane as usize;
         let mut block = self.active[slot];
         if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
-            block = self.free[plane as usize]
-                .pop_front()
+            block = self
+                .wear
+                .take_free(&mut self.free[plane as usize], &self.blocks)
                 .expect("allocate_page called without a free block");
             self.blocks.state[block as usize] = BlockState::Open;
             self.active[slot] = block;
@@ -318,6 +326,32 @@ impl Ftl {
             rng: &mut self.rng,
         };
         let victim = self.policy.select(&mut context)?;
+        self.claim_victim(victim);
+        Some(victim)
+    }
+
+    /// Claims the closed `block` as the victim of its plane, whatever the victim policy would
+    /// choose (read reclaim, static wear leveling); false if it is not closed.
+    pub fn take_block(&mut self, block: u32) -> bool {
+        if self.blocks.state[block as usize] != BlockState::Closed {
+            return false;
+        }
+        self.claim_victim(block);
+        true
+    }
+
+    /// Static wear leveling: the closed block of `plane` to relocate now, if any (page mapping).
+    pub fn cold_block(&self, plane: u32) -> Option<u32> {
+        if !self.is_page_mapped() {
+            return None;
+        }
+        let first = self.geometry.first_block_of_plane(plane);
+        self.wear
+            .cold_block(&self.blocks, first..first + self.geometry.blocks_per_plane)
+    }
+
+    fn claim_victim(&mut self, victim: u32) {
+        let plane = self.geometry.plane_of_block(victim);
         self.blocks.take_victim(victim);
         // A full block stays its stream's open block until the stream's next allocation moves on;
         // once erased it must not be written through that stale reference.
@@ -328,7 +362,6 @@ impl Ftl {
                 self.active[slot] = NONE;
             }
         }
-        Some(victim)
     }
 
     /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when

@@ -53,6 +53,19 @@ pub enum GcPolicyKind {
     Fifo,
 }
 
+/// Wear leveling: which free block a plane opens next (docs/models/reliability.md, "Wear").
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum WearLevelingKind {
+    /// The block freed longest ago (a circular log; no look at wear).
+    None,
+    /// The free block with the fewest P/E cycles (dynamic wear leveling).
+    Dynamic,
+    /// `dynamic`, and the least-worn closed block of a plane is relocated when the plane's P/E
+    /// spread exceeds `static_wear_spread` (static wear leveling).
+    Static,
+}
+
 /// The flash translation layer.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -85,6 +98,12 @@ pub struct FtlConfig {
     /// With `mapping_cache = "cached"`: DRAM for cached translation pages (one flash page each,
     /// `page_size / 4` entries of 4 B). Default 4MiB [A] [size].
     pub mapping_cache_size: ByteSize,
+    /// Wear leveling of page mapping: `none`, `dynamic` or `static` (block mapping and BAST open
+    /// free blocks in freed order). Default dynamic.
+    pub wear_leveling: WearLevelingKind,
+    /// `static` wear leveling: P/E spread within a plane (most minus least worn block) above which
+    /// the least-worn closed block is relocated [cycles]. Default 100 [A].
+    pub static_wear_spread: u32,
 }
 
 /// Where the page-mapping table lives.
@@ -110,6 +129,8 @@ impl Default for FtlConfig {
             log_blocks: 64,
             mapping_cache: MappingCacheKind::Full,
             mapping_cache_size: ByteSize(4 << 20),
+            wear_leveling: WearLevelingKind::Dynamic,
+            static_wear_spread: 100,
         }
     }
 }

@@ -209,6 +209,7 @@ impl Host {
             first_unit: spec.first_unit,
             units: spec.units,
             remaining: spec.units,
+            error: false,
         });
         let fetched = cx.now + self.command_overhead;
         let arrived = if spec.is_read {
@@ -242,6 +243,7 @@ impl Host {
             latency: cx.now.since(done.arrival),
             service: cx.now.since(done.submitted),
             bytes: u64::from(done.units) * controller.geometry.unit_bytes,
+            error: done.error,
         });
         self.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;

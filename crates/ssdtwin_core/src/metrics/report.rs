@@ -36,6 +36,19 @@ pub struct FtlReport {
     /// Channel transfers addressed to another chip (way) than their channel's previous transfer;
     /// each paid `flash.channel_switch_time`.
     pub channel_switches: u64,
+    /// Closed blocks relocated by static wear leveling (`ftl.wear_leveling = "static"`).
+    pub wear_relocations: u64,
+    /// P/E cycles of the drive's blocks at the end of the run (with an aged start, its cycles
+    /// included): least, mean and most worn block.
+    pub pe_cycles: PeCycles,
+}
+
+/// P/E cycles over the drive's blocks.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct PeCycles {
+    pub min: u32,
+    pub mean: f64,
+    pub max: u32,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]

@@ -13,6 +13,8 @@ pub struct RunMetrics {
     pub completed: u64,
     pub bytes_moved: u64,
     pub last_completion: Time,
+    /// Commands completed with an error status.
+    pub errors: u64,
 }
 
 impl RunMetrics {
@@ -22,6 +24,7 @@ impl RunMetrics {
             completed: 0,
             bytes_moved: 0,
             last_completion: Time::ZERO,
+            errors: 0,
         }
     }
 
@@ -34,8 +37,10 @@ impl RunMetrics {
             latency,
             service,
             bytes,
+            error,
         } = *change
         {
+            self.errors += u64::from(error);
             self.jobs[job as usize].record(is_read, latency, service, bytes, now);
             self.completed += 1;
             self.bytes_moved += bytes;

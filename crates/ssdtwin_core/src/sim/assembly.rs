@@ -16,6 +16,7 @@ use crate::host::Host;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::run::RunMetrics;
 use crate::power::PowerModel;
+use crate::reliability::Reliability;
 use crate::thermal::throttle::{Baseline, Throttle};
 use crate::thermal::ThermalModel;
 use crate::workload::{Pacing, Source};
@@ -124,6 +125,25 @@ fn thermal_model(
     }))
 }
 
+/// The reliability model, when `reliability.enabled`: each die ages at its NAND package's
+/// temperature (the thermal model's, when on), the data written before the run has sat
+/// `reliability.retention_age` at `reliability.retention_temp_c`.
+fn reliability_model(scenario: &Scenario, geometry: &Geometry) -> Option<Box<Reliability>> {
+    let config = &scenario.reliability;
+    if !config.enabled {
+        return None;
+    }
+    let die_package = if scenario.thermal.enabled {
+        die_packages(geometry, scenario.thermal.nand_packages)
+    } else {
+        vec![0; geometry.dies as usize]
+    };
+    let blocks = (geometry.planes() * geometry.blocks_per_plane) as usize;
+    let mut model = Reliability::new(config, blocks, die_package, scenario.power.sample_interval);
+    model.age_data(config.retention_age, config.retention_temp_c);
+    Some(Box::new(model))
+}
+
 impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
@@ -168,6 +188,7 @@ impl Simulation {
             geometry.page_types as usize,
         );
         let thermal = thermal_model(scenario, &geometry, &controller, &host, &mut power)?;
+        controller.reliability = reliability_model(scenario, &geometry);
         let metrics = RunMetrics::new(
             jobs.iter()
                 .map(|job| JobMetrics::new(&job.name, job.queue_depth))
@@ -189,6 +210,7 @@ impl Simulation {
             },
             precondition_rng: Rng::stream(scenario.seed, "precondition"),
             preconditioned: false,
+            aged: false,
             prepared_wall: std::time::Duration::ZERO,
             events_handled: 0,
             probes: Vec::new(),
@@ -215,6 +237,7 @@ impl Simulation {
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
         let started = std::time::Instant::now();
         self.precondition(progress)?;
+        self.age_blocks();
         let precondition_wall = started.elapsed() + self.prepared_wall;
         self.run_workload(progress)?;
         let end = self.observers.metrics.last_completion;
@@ -258,5 +281,22 @@ impl Simulation {
         }
         self.preconditioned = true;
         Ok(())
+    }
+
+    /// Aged start (`reliability.pe_cycles`): every block gets that many P/E cycles more, drawn
+    /// uniformly within ± `reliability.pe_spread` of it (its own random stream). Applied when the
+    /// run starts, after preconditioning or loading a snapshot, so a snapshot never holds it.
+    fn age_blocks(&mut self) {
+        let config = &self.scenario.reliability;
+        if self.aged || !config.enabled || config.pe_cycles == 0 {
+            return;
+        }
+        self.aged = true;
+        let mut rng = Rng::stream(self.scenario.seed, "reliability");
+        let cycles = f64::from(config.pe_cycles);
+        for count in &mut self.controller.ftl.blocks.erase_count {
+            let drawn = cycles * (1.0 + config.pe_spread * (2.0 * rng.unit() - 1.0));
+            *count = count.saturating_add(drawn.round().max(0.0) as u32);
+        }
     }
 }

@@ -9,7 +9,8 @@ use crate::ftl::params::MappingKind;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    FlashCounters, FtlErases, FtlMerges, FtlReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport,
+    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, SimulatorReport, SuspendReport,
+    WorkloadReport,
 };
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
@@ -73,6 +74,11 @@ impl Simulation {
                 full: counts.full_merges,
             },
             channel_switches: self.controller.channels.iter().map(|channel| channel.switches).sum(),
+            wear_relocations: self.controller.wear_relocations,
+            pe_cycles: {
+                let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
+                PeCycles { min, mean, max }
+            },
         }
     }
 
@@ -90,6 +96,10 @@ impl Simulation {
         if !timeseries.is_empty() {
             for (name, values) in columns {
                 timeseries.add_column(name, values);
+            }
+            if let Some(reliability) = &self.controller.reliability {
+                let rows = timeseries.time_s.len();
+                timeseries.add_column("reliability.rber_mean".to_string(), reliability.rber_column(rows));
             }
         }
         let metrics = &self.observers.metrics;
@@ -176,6 +186,11 @@ impl Simulation {
             plp: plp_on.then(|| self.plp.report(&self.scenario)),
             power_loss: (!self.scenario.power_loss.at.is_empty()).then(|| super::plp_model::PowerLossReport {
                 events: self.power_losses.clone(),
+            }),
+            reliability: self.controller.reliability.as_ref().map(|reliability| {
+                let mut report = reliability.report();
+                report.errored_commands = metrics.errors;
+                report
             }),
             timeseries,
         }

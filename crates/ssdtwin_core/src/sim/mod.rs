@@ -69,6 +69,9 @@ pub struct Simulation {
     precondition_rng: Rng,
     /// The drive is in its preconditioned state (preconditioned, or loaded from a snapshot).
     preconditioned: bool,
+    /// The aged start (`reliability.pe_cycles`) has been applied (once, when the run starts; never
+    /// saved in a snapshot).
+    aged: bool,
     /// Wall time spent loading a snapshot, counted as preconditioning in the report.
     prepared_wall: std::time::Duration,
     events_handled: u64,

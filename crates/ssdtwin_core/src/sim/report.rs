@@ -7,6 +7,7 @@ use crate::metrics::report::{FlashCounters, FtlReport, QueueReport, SimulatorRep
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::timeseries::TimeSeries;
+use crate::reliability::report::ReliabilityReport;
 use crate::thermal::throttle::ThrottleReport;
 use crate::thermal::ThermalReport;
 
@@ -51,6 +52,9 @@ pub struct Report {
     /// Injected power cuts, with `power_loss.at`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub power_loss: Option<super::plp_model::PowerLossReport>,
+    /// Bit errors, retries, uncorrectable reads, when `reliability.enabled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<ReliabilityReport>,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,

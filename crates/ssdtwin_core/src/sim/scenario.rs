@@ -14,6 +14,7 @@ use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
 use crate::power::params::PowerConfig;
 use crate::power::plp::{PlpConfig, PowerLossConfig};
+use crate::reliability::params::ReliabilityConfig;
 use crate::thermal::params::ThermalConfig;
 use crate::thermal::throttle::params::ThrottleConfig;
 use crate::workload::params::WorkloadConfig;
@@ -41,6 +42,7 @@ pub struct Scenario {
     pub plp: PlpConfig,
     /// Power cuts injected during the run.
     pub power_loss: PowerLossConfig,
+    pub reliability: ReliabilityConfig,
 }
 
 impl Default for Scenario {
@@ -59,6 +61,7 @@ impl Default for Scenario {
             buffer: BufferConfig::default(),
             plp: PlpConfig::default(),
             power_loss: PowerLossConfig::default(),
+            reliability: ReliabilityConfig::default(),
         }
     }
 }

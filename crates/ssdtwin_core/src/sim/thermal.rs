@@ -12,7 +12,15 @@ use super::Simulation;
 use crate::base::event::Event;
 use crate::base::time::{Duration, Time};
 use crate::observe::Context;
+use crate::reliability::Reliability;
 use crate::thermal::throttle::Limits;
+use crate::thermal::ThermalModel;
+
+/// Retention ages at each NAND package's temperature from `now` on (reliability on).
+fn set_package_temperatures(reliability: &mut Reliability, model: &ThermalModel, now: Time) {
+    let (_, packages, _, _) = model.indices();
+    reliability.set_temperatures(now, &model.network().temperatures()[packages]);
+}
 
 impl Simulation {
     /// Lets the throttling policy look at the starting temperatures (a run may begin hot) and
@@ -23,6 +31,9 @@ impl Simulation {
             return;
         };
         self.events.schedule(thermal.next_step(now), Event::ThermalStep);
+        if let Some(reliability) = self.controller.reliability.as_mut() {
+            set_package_temperatures(reliability, &thermal.model, now);
+        }
         if let Some((old, new)) = thermal.throttle.update(now, thermal.model.readings()) {
             self.apply_limits(&old, &new);
         }
@@ -36,6 +47,9 @@ impl Simulation {
         };
         let energy = self.observers.power.node_energy(now);
         thermal.model.step(now, &energy);
+        if let Some(reliability) = self.controller.reliability.as_mut() {
+            set_package_temperatures(reliability, &thermal.model, now);
+        }
         let decision = thermal.throttle.update(now, thermal.model.readings());
         if thermal.on_boundary(now) {
             thermal.model.record(f64::from(thermal.throttle.limits().state as u8));

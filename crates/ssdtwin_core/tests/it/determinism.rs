@@ -74,6 +74,21 @@ fn same_seed_and_config_give_the_same_report() {
 }
 
 #[test]
+fn same_seed_and_config_give_the_same_report_with_reliability_on() {
+    // An aged drive: retries, read reclaim relocations and GC interleave with the workload.
+    let mut scenario = busy_mix(7);
+    scenario.reliability.enabled = true;
+    scenario.reliability.pe_cycles = 12_000;
+    scenario.reliability.retention_age = ssdtwin_core::base::time::Duration::from_secs(31_557_600);
+    scenario.reliability.retention_temp_c = 55.0;
+    let first = run(&scenario);
+    let second = run(&scenario);
+    let reliability = first.reliability.as_ref().expect("reliability on");
+    assert!(reliability.retries > 0 && reliability.reclaims > 0, "{reliability:?}");
+    assert_eq!(simulated_part(&first), simulated_part(&second));
+}
+
+#[test]
 fn a_different_seed_gives_different_latencies() {
     let first = run(&busy_mix(1));
     let second = run(&busy_mix(2));

@@ -1,7 +1,7 @@
 //! The module layering of `src/` (ARCHITECTURE.md, "Layers"): imports point down, never up, and
 //! the file-level import graph has no cycle.
 //!
-//! Layers, lowest first: `base` 0, `observe` 1, the components `flash` 2, `ftl` 3, `controller` 4,
+//! Layers, lowest first: `base` 0, `observe` 1, the components `flash` and `reliability` 2, `ftl` 3, `controller` 4,
 //! `host` 5, `workload` 6, the observers `power`, `metrics` and `thermal` beside them, the engine `sim` 8, the
 //! scenario parser `config` 9, the crate root `lib.rs` 10. A file may import modules of its rank or
 //! below; a component never imports an observer; an observer imports only `base`, `observe` and
@@ -29,7 +29,7 @@ fn rank(module: &str) -> Option<u32> {
     Some(match module {
         "base" => 0,
         "observe" => 1,
-        "flash" => 2,
+        "flash" | "reliability" => 2,
         "ftl" => 3,
         "controller" => 4,
         "host" => 5,
@@ -47,7 +47,10 @@ fn is_observer(module: &str) -> bool {
 }
 
 fn is_component(module: &str) -> bool {
-    matches!(module, "flash" | "ftl" | "controller" | "host" | "workload")
+    matches!(
+        module,
+        "flash" | "reliability" | "ftl" | "controller" | "host" | "workload"
+    )
 }
 
 /// One resolved import.

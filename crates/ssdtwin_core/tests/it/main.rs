@@ -20,6 +20,7 @@ mod host;
 mod layers;
 mod mappings;
 mod power;
+mod reliability;
 mod source_scan;
 mod suspend;
 mod theory;

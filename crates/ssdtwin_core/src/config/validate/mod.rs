@@ -21,5 +21,9 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
-    dram::dram(scenario)
+    dram::dram(scenario)?;
+    if scenario.reliability.enabled {
+        scenario.reliability.validate(scenario.flash.cell.page_types())?;
+    }
+    Ok(())
 }

@@ -1,0 +1,215 @@
+//! Reliability (docs/models/reliability.md): raw bit errors from wear, retention, temperature and
+//! read disturb; LDPC hard and soft decoding, the read-retry ladder and what they cost; read
+//! reclaim; an aged start. Sources: MODELS.md §3 (Luo et al. for the 3D retention form, JESD218B
+//! for Arrhenius, the self-heating paper's Table 3 for the LDPC code).
+//!
+//! [`Reliability`] holds the per-block state the models need beside the FTL's P/E counts (the
+//! effective-time clock when each block was programmed, its reads since erase), one
+//! effective-time clock per NAND package (`arrhenius.rs`) and the run's tallies. The controller
+//! asks it for each flash read's cost (`controller/reliability.rs`) and turns the cost into die,
+//! channel and controller time; the engine sets the package temperatures at each thermal step.
+//! Off (`reliability.enabled = false`) none of it exists and the read path pays one branch.
+
+pub mod arrhenius;
+pub mod ecc;
+pub mod params;
+pub mod rber;
+pub mod report;
+pub mod retry;
+
+use arrhenius::{Arrhenius, Clocks};
+use ecc::Ecc;
+use params::{ReadReclaim, ReliabilityConfig};
+use rber::RberModel;
+use report::{ReliabilityReport, ReliabilityTally};
+use retry::{Ladder, ReadCost};
+
+use crate::base::time::{Duration, Time};
+
+/// The reliability model of a run.
+#[derive(Clone, Debug)]
+pub struct Reliability {
+    model: RberModel,
+    disturb: f64,
+    disturb_exponent: f64,
+    page_factor: Vec<f64>,
+    pub ecc: Ecc,
+    ladder: Ladder,
+    arrhenius: Arrhenius,
+    clocks: Clocks,
+    die_package: Vec<u32>,
+    /// Per block: the package clock when its first page was programmed [effective s].
+    program_clock: Vec<f64>,
+    /// Per block: reads since its erase.
+    reads: Vec<u32>,
+    /// Per block: already queued for read reclaim.
+    flagged: Vec<bool>,
+    reclaim: ReadReclaim,
+    reclaim_rber: f64,
+    reclaim_reads: u32,
+    pub hard_decode: Duration,
+    pub soft_decode: Duration,
+    soft_senses: u32,
+    soft_transfers: u32,
+    pub tally: ReliabilityTally,
+    sample_interval: Duration,
+    /// Per sample interval: (sum of RBER, reads).
+    series: Vec<(f64, u64)>,
+    /// Per NAND package: (sum of RBER, reads).
+    per_package: Vec<(f64, u64)>,
+}
+
+impl Reliability {
+    /// The model of `config` for a drive of `blocks` blocks whose die `d` sits in NAND package
+    /// `die_package[d]`; packages start at `reliability.temp_c`.
+    pub fn new(
+        config: &ReliabilityConfig,
+        blocks: usize,
+        die_package: Vec<u32>,
+        sample_interval: Duration,
+    ) -> Reliability {
+        let arrhenius = Arrhenius::new(config.activation_energy_ev, config.acceleration);
+        let packages = die_package.iter().copied().max().map_or(1, |last| last as usize + 1);
+        let ecc = Ecc::new(config);
+        Reliability {
+            model: RberModel::new(config),
+            disturb: config.read_disturb,
+            disturb_exponent: config.read_disturb_exponent,
+            page_factor: config.page_type_factor.clone(),
+            ladder: Ladder::new(config.retry_step_gain, config.retry_max_steps),
+            clocks: Clocks::new(packages, arrhenius.factor(config.temp_c)),
+            arrhenius,
+            die_package,
+            program_clock: vec![0.0; blocks],
+            reads: vec![0; blocks],
+            flagged: vec![false; blocks],
+            reclaim: config.read_reclaim,
+            reclaim_rber: config.reclaim_fraction * ecc.hard_limit,
+            reclaim_reads: config.reclaim_reads,
+            ecc,
+            hard_decode: config.hard_decode_time,
+            soft_decode: config.soft_decode_time,
+            soft_senses: config.soft_senses,
+            soft_transfers: config.soft_transfers,
+            tally: ReliabilityTally::new(config.retry_max_steps as usize),
+            sample_interval,
+            series: Vec::new(),
+            per_package: vec![(0.0, 0); packages],
+        }
+    }
+
+    /// Aged start: the data on the drive was programmed `age` ago and sat at `temp_c` since.
+    pub fn age_data(&mut self, age: Duration, temp_c: f64) {
+        let effective = age.as_secs_f64() * self.arrhenius.factor(temp_c);
+        self.program_clock.fill(-effective);
+    }
+
+    /// The packages' temperatures from `now` on [°C] (the thermal model's step).
+    pub fn set_temperatures(&mut self, now: Time, temperatures_c: &[f64]) {
+        for (package, &temp_c) in temperatures_c.iter().enumerate() {
+            let factor = self.arrhenius.factor(temp_c);
+            self.clocks.set_factor(package, now, factor);
+        }
+    }
+
+    /// Retention time of `block` on `die` at `now` [s at 25 °C].
+    pub fn retention_s(&self, block: u32, die: u32, now: Time) -> f64 {
+        let package = self.die_package[die as usize] as usize;
+        (self.clocks.now(package, now) - self.program_clock[block as usize]).max(0.0)
+    }
+
+    /// RBER of a page of type `page_type` in `block` on `die` with `pe` P/E cycles at `now`.
+    pub fn rber(&self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> f64 {
+        let pe = f64::from(pe);
+        let factor = self.page_factor.get(page_type as usize).copied().unwrap_or(1.0);
+        let retention = self.model.rber(pe, self.retention_s(block, die, now)) * factor;
+        let disturb =
+            self.disturb * (1.0 + pe / 1000.0).powf(self.disturb_exponent) * f64::from(self.reads[block as usize]);
+        (retention + disturb).min(0.5)
+    }
+
+    /// A flash read of `block`: its RBER, counted, and what it costs; `true` when the block
+    /// should now be reclaimed (once per erase).
+    pub fn read(&mut self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> (ReadCost, bool) {
+        let rber = self.rber(block, die, pe, page_type, now);
+        let index = block as usize;
+        self.reads[index] = self.reads[index].saturating_add(1);
+        let cost = self.ladder.cost(rber, &self.ecc);
+        self.tally.count(rber, cost);
+        let package = &mut self.per_package[self.die_package[die as usize] as usize];
+        package.0 += rber;
+        package.1 += 1;
+        if self.sample_interval != Duration::ZERO {
+            let interval = (now.as_nanos() / self.sample_interval.as_nanos()) as usize;
+            if self.series.len() <= interval {
+                self.series.resize(interval + 1, (0.0, 0));
+            }
+            self.series[interval].0 += rber;
+            self.series[interval].1 += 1;
+        }
+        let reclaim = self.reclaim == ReadReclaim::Threshold
+            && !self.flagged[index]
+            && (rber >= self.reclaim_rber || self.reads[index] >= self.reclaim_reads);
+        if reclaim {
+            self.flagged[index] = true;
+        }
+        (cost, reclaim)
+    }
+
+    /// The first page of `block` on `die` was programmed at `now`.
+    pub fn programmed(&mut self, block: u32, die: u32, now: Time) {
+        let package = self.die_package[die as usize] as usize;
+        self.program_clock[block as usize] = self.clocks.now(package, now);
+    }
+
+    /// `block` was erased: its reads start over.
+    pub fn erased(&mut self, block: u32) {
+        self.reads[block as usize] = 0;
+        self.flagged[block as usize] = false;
+    }
+
+    /// Senses beyond the first that a read of `cost` takes.
+    #[inline]
+    pub fn extra_senses(&self, cost: ReadCost) -> u32 {
+        u32::from(cost.retries) + if cost.soft { self.soft_senses } else { 0 }
+    }
+
+    /// Data transfers beyond the first that a read of `cost` takes.
+    #[inline]
+    pub fn extra_transfers(&self, cost: ReadCost) -> u32 {
+        u32::from(cost.retries) + if cost.soft { self.soft_transfers } else { 0 }
+    }
+
+    /// Controller decode time of a read of `cost`: a hard decode per sense read out, and a soft one.
+    pub fn decode_time(&self, cost: ReadCost) -> Duration {
+        let soft = if cost.soft { self.soft_decode } else { Duration::ZERO };
+        self.hard_decode * (1 + u64::from(cost.retries)) + soft
+    }
+
+    /// The report's `reliability` block.
+    pub fn report(&self) -> ReliabilityReport {
+        let mut report = self.tally.report();
+        report.rber_mean_per_package = self
+            .per_package
+            .iter()
+            .map(|&(sum, count)| if count > 0 { sum / count as f64 } else { 0.0 })
+            .collect();
+        report
+    }
+
+    /// The series column `reliability.rber_mean`: mean RBER of the reads of each of `rows`
+    /// intervals (an interval without reads repeats the previous value).
+    pub fn rber_column(&self, rows: usize) -> Vec<f64> {
+        let mut last = 0.0;
+        (0..rows)
+            .map(|row| {
+                if let Some(&(sum, count)) = self.series.get(row) {
+                    if count > 0 {
+                        last = sum / count as f64;
+                    }
+                }
+                last
+            })
+            .collect()
+    }
+}
