@@ -112,6 +112,23 @@ impl TraceFile {
         )
     }
 
+    /// The error of a trace that ends before its first request: empty, only comments, only
+    /// malformed lines (lenient) or everything filtered out.
+    fn no_request(&self) -> String {
+        let mut reasons = vec![format!("{} lines", self.line_number)];
+        if self.skipped_lines > 0 {
+            reasons.push(format!("{} skipped as malformed (lenient)", self.skipped_lines));
+        }
+        if !self.devices.is_empty() || self.operations != OperationFilter::All {
+            reasons.push("the others filtered out by `devices`/`operations`".to_string());
+        }
+        format!(
+            "{}: the trace has no request to replay ({})",
+            self.path,
+            reasons.join(", ")
+        )
+    }
+
     /// The next request that passes the filters, `None` at the end of the file.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>, String> {
         loop {
@@ -224,6 +241,9 @@ impl TraceSource {
             return Ok(None);
         }
         let Some(record) = self.file.next_record()? else {
+            if self.issued == 0 {
+                return Err(self.file.no_request());
+            }
             return Ok(None);
         };
         let first = *self.first_time_ns.get_or_insert(record.time_ns);
