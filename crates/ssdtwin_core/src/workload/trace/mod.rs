@@ -18,7 +18,7 @@ pub mod record;
 mod spc;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 
 use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
 use crate::base::time::{Duration, Time};
@@ -63,6 +63,9 @@ impl Reader {
         }
     }
 }
+
+/// The longest line a trace may have [bytes]; real trace lines are under 200 bytes.
+const MAX_LINE_BYTES: u64 = 64 << 10;
 
 /// A trace file read line by line, with device and operation filters.
 #[derive(Debug)]
@@ -133,12 +136,21 @@ impl TraceFile {
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>, String> {
         loop {
             self.line.clear();
-            let read = self
-                .input
+            let read = (&mut self.input)
+                .take(MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut self.line)
                 .map_err(|error| format!("{}:{}: cannot read: {error}", self.path, self.line_number + 1))?;
             if read == 0 {
                 return Ok(None);
+            }
+            if read as u64 > MAX_LINE_BYTES {
+                // Not a trace (a binary file, /dev/zero): stop instead of buffering it whole.
+                return Err(format!(
+                    "{}:{}: a line longer than {} KiB: not a text trace",
+                    self.path,
+                    self.line_number + 1,
+                    MAX_LINE_BYTES >> 10
+                ));
             }
             self.bytes_read += read as u64;
             self.line_number += 1;
