@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import ssdtwin
-from ssdtwin import ConfigError
 from conftest import SMALL_SET, cli
+from ssdtwin import ConfigError
 
 EXIT_USAGE = 2
 
@@ -43,7 +43,8 @@ def _rejected(key: str, value: Any) -> str:
 
 
 def test_the_scenario_has_numeric_keys_to_check() -> None:
-    assert len(FLOAT_KEYS) > 30 and len(INTEGER_KEYS) > 20
+    assert len(FLOAT_KEYS) > 30
+    assert len(INTEGER_KEYS) > 20
 
 
 @pytest.mark.parametrize("key", FLOAT_KEYS)
@@ -125,7 +126,9 @@ def _run_refused(tmp_path: Path, *arguments: str) -> str:
         ("ftl.mapping_unit=3KiB", "ftl.mapping_unit"),
     ],
 )
-def test_cli_refuses_bad_numbers_with_status_2_and_writes_nothing(tmp_path: Path, setting: str, key: str) -> None:
+def test_cli_refuses_bad_numbers_with_status_2_and_writes_nothing(
+    tmp_path: Path, setting: str, key: str
+) -> None:
     error = _run_refused(tmp_path, *SMALL_SET, "--set", setting)
     assert key in error
 
@@ -155,7 +158,8 @@ def test_a_trace_without_a_single_request_is_an_error_naming_the_file(
         "--set",
         f"workload.trace.lenient={str(lenient).lower()}",
     )
-    assert "workload.trace.path" in error and str(trace) in error
+    assert "workload.trace.path" in error
+    assert str(trace) in error
     assert "no request" in error
 
 
@@ -175,7 +179,9 @@ def test_a_trace_of_only_bad_lines_names_the_first_line(tmp_path: Path) -> None:
 def test_fio_job_bad_numbers_name_the_line(tmp_path: Path, line: str, problem: str) -> None:
     job = tmp_path / "job.fio"
     job.write_text(f"[global]\nioengine=libaio\nrw=randrw\nbs=4k\n[job1]\n{line}\n", encoding="utf-8")
-    error = _run_refused(tmp_path, *SMALL_SET, "--set", "workload.kind=fio", "--set", f"workload.fio.job={job}")
+    error = _run_refused(
+        tmp_path, *SMALL_SET, "--set", "workload.kind=fio", "--set", f"workload.fio.job={job}"
+    )
     assert problem in error
 
 

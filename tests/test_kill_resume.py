@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 import ssdtwin
+from conftest import SMALL, cli
 from ssdtwin import _atomic
 from ssdtwin.report import without_wall_clock
-from conftest import SMALL, cli
 
 BASE = SMALL | {"workload.io_count": 400_000}
 
@@ -43,11 +43,24 @@ def _sweep_file(folder: Path) -> Path:
 
 
 def _start(sweep_file: Path, out: Path, resume: bool) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "ssdtwin", "sweep", str(sweep_file), "--out", str(out), "--workers", "2", "-q"]
+    command = [
+        sys.executable,
+        "-m",
+        "ssdtwin",
+        "sweep",
+        str(sweep_file),
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "-q",
+    ]
     if resume:
         command.append("--resume")
     # A session of its own, so that the kill takes the worker processes too.
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    return subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
 
 
 def _stored(out: Path) -> dict[str, tuple[int, int]]:
@@ -105,7 +118,9 @@ def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_pat
     # Every stored result is whole and equals the uninterrupted sweep's, wall-clock fields aside.
     for point_id in expected:
         resumed = json.loads((out / "reports" / f"{point_id}.json").read_text(encoding="utf-8"))
-        clean = json.loads((tmp_path / "reference" / "reports" / f"{point_id}.json").read_text(encoding="utf-8"))
+        clean = json.loads(
+            (tmp_path / "reference" / "reports" / f"{point_id}.json").read_text(encoding="utf-8")
+        )
         assert without_wall_clock(resumed) == without_wall_clock(clean), point_id
     leftovers = [path.name for path in out.rglob(f"*{_atomic.TEMPORARY_SUFFIX}")]
     assert leftovers == []
@@ -117,9 +132,14 @@ def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_pat
 def test_killed_writer_leaves_the_old_file_or_the_new_one(tmp_path: Path) -> None:
     target = tmp_path / "report.json"
     _atomic.write_text(target, "old")
-    with pytest.raises(RuntimeError), _atomic.replacing(target) as temporary:
-        temporary.write_text("half of the new", encoding="utf-8")
-        raise RuntimeError("killed mid-write")
+
+    def killed_mid_write() -> None:
+        with _atomic.replacing(target) as temporary:
+            temporary.write_text("half of the new", encoding="utf-8")
+            raise RuntimeError("killed mid-write")
+
+    with pytest.raises(RuntimeError):
+        killed_mid_write()
     assert target.read_text(encoding="utf-8") == "old"
     assert [path.name for path in tmp_path.iterdir()] == ["report.json"]
 
@@ -139,6 +159,8 @@ def test_run_killed_while_writing_its_report_keeps_the_previous_report(tmp_path:
         process.wait()
         if target.exists():
             json.loads(target.read_text(encoding="utf-8"))  # whole, or this raises
-    finished = cli("run", "-q", "--json", str(target), *[f"--set={key}={value}" for key, value in SMALL.items()])
+    finished = cli(
+        "run", "-q", "--json", str(target), *[f"--set={key}={value}" for key, value in SMALL.items()]
+    )
     assert finished.returncode == 0, finished.stderr
     assert json.loads(target.read_text(encoding="utf-8"))["simulator"]

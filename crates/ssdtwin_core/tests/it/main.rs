@@ -15,6 +15,7 @@ mod channel_bound;
 mod channel_timing;
 mod determinism;
 mod ftl_invariants;
+mod ftl_properties;
 mod hardening;
 mod host;
 mod layers;
