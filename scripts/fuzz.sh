@@ -37,7 +37,7 @@ fuzz_crate=crates/ssdtwin_fuzz
 runs=target/afl/runs
 export CARGO_TARGET_DIR=target/afl  # instrumented builds apart from the normal ones
 export AFL_NO_UI=1 AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1
-export AFL_SKIP_BIN_CHECK=0 AFL_NO_WARN_INSTABILITY=1
+export AFL_NO_WARN_INSTABILITY=1
 
 rust_targets=()
 for target in "${targets[@]}"; do [ "$target" = sweep ] || rust_targets+=("$target"); done
@@ -51,7 +51,7 @@ if [ ${#rust_targets[@]} -gt 0 ]; then
     cargo afl build --quiet --profile fuzz --features afl -p ssdtwin_fuzz
 fi
 
-python=.venv/bin/python
+python="${PYTHON:-.venv/bin/python}"  # the environment with ssdtwin installed
 [ -x "$python" ] || python=python3.11
 
 found=0

@@ -14,6 +14,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ssdtwin_core::base::time::{Duration as SimDuration, Time};
@@ -168,16 +169,23 @@ pub fn write_snapshot_seed(path: &Path) -> Result<(), String> {
 }
 
 /// A snapshot file loaded into [`snapshot_scenario`]'s drive; what loads is then run briefly.
+/// The drive is built once per process and reused while loads fail (a failed load leaves it
+/// built afresh), so an execution costs the load, not the assembly.
 pub fn snapshot(data: &[u8]) {
-    let scenario = snapshot_scenario();
+    static DRIVE: Mutex<Option<Simulation>> = Mutex::new(None);
     let Some(path) = scratch("snapshot", data) else {
         return;
     };
-    let Ok(mut simulation) = Simulation::new(&scenario) else {
+    let mut drive = DRIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if drive.is_none() {
+        *drive = Simulation::new(&snapshot_scenario()).ok();
+    }
+    let Some(simulation) = drive.as_mut() else {
         return;
     };
     if simulation.load_snapshot(&path).is_ok() {
+        let mut loaded = drive.take().expect("the drive is built");
         let started = Instant::now();
-        let _ = simulation.run(&mut |_| started.elapsed() < RUN_BUDGET);
+        let _ = loaded.run(&mut |_| started.elapsed() < RUN_BUDGET);
     }
 }

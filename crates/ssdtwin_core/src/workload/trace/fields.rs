@@ -58,8 +58,13 @@ mod tests {
         assert!(decimal_scaled(None, 1, "t").unwrap_err().contains("missing t"));
         // Found by the fuzzer: a 36-digit time overflowed the scaling instead of being refused.
         let huge = "888888888888888888888888888888888888";
-        assert!(decimal_scaled(Some(huge), 1_000_000_000, "t").unwrap_err().contains("too large"));
+        assert!(decimal_scaled(Some(huge), 1_000_000_000, "t")
+            .unwrap_err()
+            .contains("too large"));
         let long_fraction = format!("1.{}", "9".repeat(40));
-        assert_eq!(decimal_scaled(Some(&long_fraction), 1_000_000_000, "t"), Ok(2_000_000_000));
+        assert_eq!(
+            decimal_scaled(Some(&long_fraction), 1_000_000_000, "t"),
+            Ok(2_000_000_000)
+        );
     }
 }
