@@ -479,10 +479,9 @@ def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any
         if not isinstance(name, str) or not name:
             raise config_error(where, f"keys must be non-empty strings, not {name!r}")
         key = f"{prefix}{name}"
-        if not all(key.split(".")):
-            raise config_error(
-                f"{where}.{key}", "a key has an empty part (a leading, trailing or double dot)"
-            )
+        if not all(key.replace("__", ".").split(".")):
+            # `__` stands for a dot in Python keyword overrides, so it cannot end or double a part.
+            raise config_error(f"{where}.{key}", "a key has an empty part (a stray `.` or `__`)")
         if isinstance(value, Mapping):
             flat.update(_flatten(value, f"{key}.", where))
         else:
