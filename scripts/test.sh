@@ -30,11 +30,14 @@ bash scripts/instructions.sh
 step "cargo clippy --workspace --all-targets -- -D warnings"
 cargo clippy --workspace --all-targets -- -D warnings
 
-step "ruff check python tests"
-.venv/bin/ruff check python tests
+step "ruff check python tests crates/ssdtwin_fuzz/python"
+.venv/bin/ruff check python tests crates/ssdtwin_fuzz/python
 
-step "ruff format --check python tests"
-.venv/bin/ruff format --check python tests
+step "ruff format --check python tests crates/ssdtwin_fuzz/python"
+.venv/bin/ruff format --check python tests crates/ssdtwin_fuzz/python
+
+step "short fuzz run: every target for 12 s (scripts/fuzz.sh; the campaign is 1 M executions each)"
+bash scripts/fuzz.sh --seconds 12
 
 step "pytest -q tests"
 .venv/bin/pytest -q tests

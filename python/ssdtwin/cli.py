@@ -34,7 +34,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from ssdtwin import ConfigError, Report, SimulationError, __version__, _core, presets, schema
+from ssdtwin import ConfigError, Report, SimulationError, __version__, _atomic, _core, presets, schema
 from ssdtwin._arguments import core_arguments
 from ssdtwin.fio_output import to_fio_json
 from ssdtwin.report import lookup
@@ -105,7 +105,8 @@ def run_command(
 
     if timeseries_path is not None:
         try:
-            report.timeseries.to_parquet(timeseries_path, index=False)
+            with _atomic.replacing(timeseries_path) as temporary:
+                report.timeseries.to_parquet(temporary, index=False)
         except OSError as error:
             fail(f"cannot write {timeseries_path}: {error.strerror or error}")
     if html_path is not None:
@@ -127,8 +128,7 @@ def run_command(
         return
     if json_path is not None:
         try:
-            with open(json_path, "w", encoding="utf-8") as file:
-                file.write(text + "\n")
+            _atomic.write_text(json_path, text + "\n")
         except OSError as error:
             fail(f"cannot write {json_path}: {error.strerror or error}")
     print_summary(report, Console())

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ssdtwin import _atomic
 from ssdtwin.report import Report
 
 if TYPE_CHECKING:
@@ -313,8 +314,8 @@ def _finish(figure: Figure, output: PathLike | None) -> Figure:
         path = Path(output)
         if path.suffix.lower() not in FORMATS:
             raise ValueError(f"output {str(path)!r}: the suffix must be one of {', '.join(FORMATS)}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(path, dpi=120)
+        with _atomic.replacing(path) as temporary:
+            figure.savefig(temporary, dpi=120, format=path.suffix.lower().lstrip("."))
     return figure
 
 

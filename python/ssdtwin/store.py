@@ -5,9 +5,10 @@
     DIR/errors/<point_id>.json   the error of each failed point
     DIR/results.parquet          one row per point, rebuilt from the two folders above
 
-Each per-point file is written atomically (a temporary file in the same folder, then
-`os.replace`), so a sweep killed at any moment leaves only whole files behind: a point either has
-its report or is run again by `--resume`. The Parquet table is derived data, rebuilt from the
+Each file is written atomically (`ssdtwin._atomic`: a temporary file in the same folder, then
+`os.replace`), so a sweep killed at any moment, even by SIGKILL, leaves only whole files behind: a
+point either has its complete report or is run again by `--resume`, which also removes the
+temporary files a killed writer left. The Parquet table is derived data, rebuilt from the
 per-point files at the end of a sweep and on resume; its columns are `point_id`, the swept keys,
 `seed`, `status` ("ok", "failed" or "pending"), `error`, then every scalar report field flattened
 with dots (`Report.flat()`). It is plain Parquet, queryable as is with DuckDB
@@ -20,11 +21,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ssdtwin import _atomic
 from ssdtwin.report import Report
 
 if TYPE_CHECKING:
@@ -63,8 +64,11 @@ class ResultsStore:
         return any(folder.is_dir() and any(folder.glob("*.json")) for folder in (self.reports, self.errors))
 
     def create(self) -> None:
-        self.reports.mkdir(parents=True, exist_ok=True)
-        self.errors.mkdir(parents=True, exist_ok=True)
+        """Makes the folders; on a resumed sweep, removes the temporary files of writes that a
+        killed run left unfinished (their points have no report and run again)."""
+        for folder in (self.directory, self.reports, self.errors):
+            folder.mkdir(parents=True, exist_ok=True)
+            _atomic.remove_stale(folder)
 
     def report_path(self, point_id: str) -> Path:
         return self.reports / f"{point_id}.json"
@@ -80,14 +84,14 @@ class ResultsStore:
 
     def write_report(self, point_id: str, report_json: str) -> None:
         """Stores a finished point's report and forgets an error it had in an earlier attempt."""
-        write_atomically(self.report_path(point_id), report_json)
+        _atomic.write_text(self.report_path(point_id), report_json)
         self.error_path(point_id).unlink(missing_ok=True)
 
     def write_error(self, point_id: str, error: str) -> None:
-        write_atomically(self.error_path(point_id), json.dumps({"point_id": point_id, "error": error}))
+        _atomic.write_text(self.error_path(point_id), json.dumps({"point_id": point_id, "error": error}))
 
     def write_sweep_file(self, text: str) -> None:
-        write_atomically(self.sweep_path, text)
+        _atomic.write_text(self.sweep_path, text)
 
     def read_report(self, point_id: str) -> Report:
         return Report.from_json(self.report_path(point_id).read_text(encoding="utf-8"))
@@ -120,16 +124,8 @@ class ResultsStore:
 
     def write_table(self, table: pandas.DataFrame) -> None:
         """Writes the results table atomically."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            dir=self.directory, prefix=f".{TABLE_FILE}.", suffix=".tmp", delete=False
-        ) as file:
-            temporary = Path(file.name)
-        try:
+        with _atomic.replacing(self.table_path) as temporary:
             table.to_parquet(temporary, index=False)
-            os.replace(temporary, self.table_path)
-        finally:
-            temporary.unlink(missing_ok=True)
 
 
 class StoredPoint:
@@ -157,22 +153,6 @@ def load(directory: str | os.PathLike[str]) -> pandas.DataFrame:
             str(store.table_path),
         )
     return pandas.read_parquet(store.table_path)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Writes `text` to `path` so that readers see the old file or the whole new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.NamedTemporaryFile(
-        "w", encoding="utf-8", dir=path.parent, prefix=f".{path.name}.", suffix=".tmp", delete=False
-    ) as file:
-        file.write(text)
-        file.flush()
-        os.fsync(file.fileno())
-        temporary = Path(file.name)
-    try:
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
 
 
 def _cell(value: Any) -> Any:

@@ -28,6 +28,7 @@ import hashlib
 import itertools
 import json
 import logging
+import math
 import multiprocessing
 import os
 import sys
@@ -54,6 +55,8 @@ BACKENDS: tuple[str, ...] = ("local", "dask")
 
 SWEEP_KEYS = ("base", "out", "grid", "zip", "points", "seeds")
 """The keys a sweep file may have."""
+MAX_POINTS = 100_000
+"""The most points one sweep may have: each is resolved by the core before anything runs."""
 
 
 class SweepFailures(RuntimeError):
@@ -263,6 +266,14 @@ def load_sweep(sweep: SweepLike) -> SweepDefinition:
     ):
         raise config_error("seeds", f"must be a non-empty list of non-negative integers, not {seeds!r}")
 
+    count = math.prod(len(values) for values in grid.values()) * max([1, *lengths]) * max(1, len(points))
+    count *= len(seeds) if seeds else 1
+    if count > MAX_POINTS:
+        raise config_error(
+            "grid" if grid else "zip" if zipped else "points",
+            f"the sweep has {count:,} points, more than the {MAX_POINTS:,} one sweep may have; split it",
+        )
+
     owners: dict[str, str] = {}
     for axis, keys in [("grid", grid), ("zip", zipped)] + [
         (f"points[{index}]", point) for index, point in enumerate(points)
@@ -468,6 +479,9 @@ def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any
         if not isinstance(name, str) or not name:
             raise config_error(where, f"keys must be non-empty strings, not {name!r}")
         key = f"{prefix}{name}"
+        if not all(key.replace("__", ".").split(".")):
+            # `__` stands for a dot in Python keyword overrides, so it cannot end or double a part.
+            raise config_error(f"{where}.{key}", "a key has an empty part (a stray `.` or `__`)")
         if isinstance(value, Mapping):
             flat.update(_flatten(value, f"{key}.", where))
         else:

@@ -3,12 +3,14 @@
 //! `ssdtwin-cli run [SCENARIO] [--set KEY=VALUE]...` prints the report as JSON.
 //! `ssdtwin-cli bench read|write` runs one benchmark case (see `BENCHMARK.md`) and prints
 //! simulated host I/Os per wall-clock second and peak memory.
+//! `ssdtwin-cli soak` runs a long mixed workload and checks that memory stays flat and the FTL's
+//! invariants hold at the end (`scripts/soak.sh`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use ssdtwin_core::{load, Override, ScenarioSource};
+use ssdtwin_core::{load, Override, ScenarioSource, Simulation};
 
 #[derive(Parser)]
 #[command(
@@ -37,6 +39,17 @@ enum Command {
         #[arg(long, default_value_t = 2_000_000)]
         io_count: u64,
         /// Extra overrides (e.g. `--set flash.blocks_per_plane=256` for a quick check).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
+    /// Soak: a long 70/30 mixed run with GC on a mid-size drive; prints resident memory at each
+    /// tenth of the run and fails if it grows more than 2% after the first tenth or if the FTL's
+    /// invariants do not hold at the end.
+    Soak {
+        /// Host commands to simulate.
+        #[arg(long, default_value_t = 100_000_000)]
+        io_count: u64,
+        /// Extra overrides.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
@@ -82,7 +95,85 @@ fn execute(command: Command) -> Result<(), String> {
             io_count,
             overrides,
         } => bench(case, io_count, &overrides),
+        Command::Soak { io_count, overrides } => soak(io_count, &overrides),
     }
+}
+
+/// Largest growth of resident memory allowed between the first tenth of a soak and its end.
+const SOAK_MEMORY_GROWTH: f64 = 0.02;
+
+fn soak(io_count: u64, extra: &[String]) -> Result<(), String> {
+    let mut texts: Vec<String> = [
+        "drive=enterprise_tlc",
+        "flash.blocks_per_plane=256",
+        "host.queue_depth=32",
+        "workload.read_fraction=0.7",
+        r#"workload.bssplit=[["4KiB", 0.6], ["16KiB", 0.3], ["128KiB", 0.1]]"#,
+        "workload.distribution=jesd219",
+        "workload.precondition=steady",
+        "power.enabled=true",
+    ]
+    .iter()
+    .map(|text| text.to_string())
+    .collect();
+    texts.push(format!("workload.io_count={io_count}"));
+    texts.extend(extra.iter().cloned());
+    let scenario = load(&ScenarioSource::Default, &parse_overrides(&texts)?).map_err(|error| error.to_string())?;
+    let mut simulation = Simulation::new(&scenario).map_err(|error| error.to_string())?;
+    let started = std::time::Instant::now();
+    let mut marks: Vec<(u64, u64)> = Vec::new();
+    let mut next_mark = io_count / 10;
+    println!("{:>14} {:>12} {:>10}", "host I/Os", "RSS [MiB]", "wall [s]");
+    let report = simulation
+        .run(&mut |progress| {
+            if progress.phase == "run" && progress.host_ios >= next_mark && next_mark > 0 {
+                let rss = resident_bytes().unwrap_or(0);
+                println!(
+                    "{:>14} {:>12.1} {:>10.1}",
+                    progress.host_ios,
+                    rss as f64 / 1048576.0,
+                    started.elapsed().as_secs_f64()
+                );
+                marks.push((progress.host_ios, rss));
+                next_mark += io_count / 10;
+            }
+            true
+        })
+        .map_err(|error| error.to_string())?;
+    let end = resident_bytes().unwrap_or(0);
+    marks.push((report.host_ios, end));
+    println!(
+        "{:>14} {:>12.1} {:>10.1}   (end)",
+        report.host_ios,
+        end as f64 / 1048576.0,
+        started.elapsed().as_secs_f64()
+    );
+    let invariants = simulation.ftl().check_invariants();
+    println!(
+        "WAF {:.3}, erases {}, FTL invariants: {}",
+        report.waf,
+        report.flash.erases,
+        invariants
+            .as_ref()
+            .map_or_else(|problem| problem.clone(), |()| "hold".to_string())
+    );
+    invariants.map_err(|problem| format!("the FTL's invariants do not hold after the soak: {problem}"))?;
+    let first = marks.first().map_or(end, |&(_, rss)| rss);
+    let growth = end as f64 / first.max(1) as f64 - 1.0;
+    println!(
+        "resident memory from the first tenth to the end: {:+.2}% (allowed {:+.0}%)",
+        100.0 * growth,
+        100.0 * SOAK_MEMORY_GROWTH
+    );
+    if growth > SOAK_MEMORY_GROWTH {
+        return Err(format!("resident memory grew {:.2}% during the soak", 100.0 * growth));
+    }
+    Ok(())
+}
+
+/// Resident set size of this process now (Linux `VmRSS`), if known.
+fn resident_bytes() -> Option<u64> {
+    status_kib("VmRSS:").map(|kib| kib * 1024)
 }
 
 fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String> {
@@ -143,8 +234,12 @@ fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String>
 
 /// Peak resident set size of this process (Linux `VmHWM`), if known.
 fn peak_resident_bytes() -> Option<u64> {
+    status_kib("VmHWM:").map(|kib| kib * 1024)
+}
+
+/// A `/proc/self/status` field in KiB.
+fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
+    let line = status.lines().find(|line| line.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -21,6 +21,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from ssdtwin import _atomic
 from ssdtwin.html._many import POINT_PAGES
 from ssdtwin.html._many import compare_page as _compare_page
 from ssdtwin.html._many import sweep_page as _sweep_page
@@ -91,10 +92,7 @@ def sweep_page(
 
 def write(text: str, output: PathLike) -> Path:
     """Writes a page's text to `output` (creating its folder) and returns the path."""
-    path = Path(output)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
+    return _atomic.write_text(output, text)
 
 
 def iframe(page: str, height: int = 900) -> str:

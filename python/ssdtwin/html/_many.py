@@ -9,6 +9,7 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ssdtwin import _atomic
 from ssdtwin.html._figures import PALETTE, Figure, Line, Panel, log_ticks
 from ssdtwin.html._page import Page, cell, fmt, table
 from ssdtwin.html._run import OPS, config_text, latency_figure, run_page, scenario_brief
@@ -199,13 +200,12 @@ def sweep_page(
             interactive=point_pages == "interactive",
             back_link=(f"sweep {source.name}", os.path.relpath(output, path.parent)),
         )
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(html, encoding="utf-8")
+        _atomic.write_text(path, html)
         written.append(path)
         links[point_id] = os.path.relpath(path, output.parent).replace(os.sep, "/")
     sweep_text = store.sweep_path.read_text(encoding="utf-8") if store.sweep_path.exists() else ""
     html = _sweep_html(source, results, swept, reports, links, sweep_text, title)
-    output.write_text(html, encoding="utf-8")
+    _atomic.write_text(output, html)
     return [output, *written]
 
 

@@ -3,6 +3,7 @@
 //! use nothing of the crate but each other.
 pub mod error;
 pub mod event;
+pub mod files;
 pub mod rng;
 pub mod slab;
 pub mod time;

@@ -131,7 +131,7 @@ pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario,
             (table, PathBuf::from("."))
         }
         ScenarioSource::File(path) => {
-            let text = std::fs::read_to_string(path).map_err(|error| {
+            let text = crate::base::files::read_text(path).map_err(|error| {
                 ConfigError::new("", format!("cannot read scenario file {}: {error}", path.display()))
             })?;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();

@@ -62,7 +62,7 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
         Some((_, text)) => (text.to_string(), format!("preset {drive}")),
         None if drive.ends_with(".toml") || drive.contains('/') => {
             let path = base_dir.join(drive);
-            let text = std::fs::read_to_string(&path).map_err(|error| {
+            let text = crate::base::files::read_text(&path).map_err(|error| {
                 ConfigError::new("drive", format!("cannot read drive file {}: {error}", path.display()))
             })?;
             (text, path.display().to_string())

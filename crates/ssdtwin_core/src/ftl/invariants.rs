@@ -9,7 +9,7 @@ use super::{Ftl, Scheme};
 
 impl Ftl {
     /// Checks the FTL's invariants (ARCHITECTURE.md, "Invariants"): every mapped logical unit points at a
-    /// physical unit that points back at it; each block's valid count equals the valid units in
+    /// physical unit that points back at it, in a page written since its block's erase; each block's valid count equals the valid units in
     /// it; every block is in exactly one state and the free lists hold exactly the free blocks.
     pub fn check_invariants(&self) -> Result<(), String> {
         let geometry = self.geometry;
@@ -25,7 +25,15 @@ impl Ftl {
                     self.mapping.logical(physical)
                 ));
             }
-            valid[geometry.block_of_unit(physical) as usize] += 1;
+            let block = geometry.block_of_unit(physical);
+            if geometry.page_of_unit(physical) >= self.blocks.allocated_pages[block as usize] {
+                return Err(format!(
+                    "logical {logical} maps to page {} of block {block}, which holds only {} written pages",
+                    geometry.page_of_unit(physical),
+                    self.blocks.allocated_pages[block as usize]
+                ));
+            }
+            valid[block as usize] += 1;
         }
         let mut reverse_valid = 0u64;
         for physical in 0..geometry.physical_units() as u32 {
@@ -93,6 +101,11 @@ impl Ftl {
                 }
                 if self.blocks.programmed_pages[index] > self.blocks.allocated_pages[index] {
                     return Err(format!("block {block} has more pages programmed than allocated"));
+                }
+                // Pages are written in order from 0 and the counters reset only at an erase, so
+                // no page is programmed twice between erases.
+                if self.blocks.allocated_pages[index] > geometry.pages_per_block {
+                    return Err(format!("block {block} has more pages written than it holds"));
                 }
             }
         }

@@ -37,8 +37,15 @@ impl Ftl {
         if length > MAX_JSON_BYTES {
             return Err(invalid(format!("an FTL state of {length} bytes: the file is damaged")));
         }
-        let mut rest = vec![0u8; length as usize];
-        reader.read_exact(&mut rest)?;
+        // Grown as the bytes arrive: a damaged length costs no allocation beyond the file.
+        let mut rest = Vec::new();
+        reader.take(length).read_to_end(&mut rest)?;
+        if rest.len() as u64 != length {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the FTL state is truncated",
+            ));
+        }
         *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
         ftl.mapping = Mapping::from_arrays(forward, reverse);
         Ok(())

@@ -21,7 +21,9 @@ use crate::base::error::ConfigError;
 use crate::ftl::Ftl;
 
 /// First bytes of a snapshot file.
-const MAGIC: &[u8] = b"ssdtwin drive snapshot 1\n";
+const MAGIC: &[u8] = b"ssdtwin drive snapshot 2\n";
+/// First bytes of the format before the CRC was added.
+const MAGIC_1: &[u8] = b"ssdtwin drive snapshot 1\n";
 /// Longest header accepted [bytes].
 const MAX_HEADER_BYTES: u64 = 1 << 24;
 /// Key an error about the snapshot file itself names.
@@ -69,11 +71,13 @@ impl Simulation {
         let header = serde_json::to_vec(&header).expect("a header serializes");
         let temporary = path.with_extension("snap.partial");
         let write = || -> std::io::Result<()> {
-            let mut writer = BufWriter::with_capacity(1 << 20, File::create(&temporary)?);
+            let mut writer = Checksummed::new(BufWriter::with_capacity(1 << 20, File::create(&temporary)?));
             writer.write_all(MAGIC)?;
             writer.write_all(&(header.len() as u64).to_le_bytes())?;
             writer.write_all(&header)?;
             self.controller.ftl.write_state(&mut writer)?;
+            let (mut writer, crc) = writer.finish();
+            writer.write_all(&crc.to_le_bytes())?;
             writer.into_inner().map_err(|error| error.into_error())?.sync_all()?;
             std::fs::rename(&temporary, path)
         };
@@ -88,13 +92,20 @@ impl Simulation {
     pub fn load_snapshot(&mut self, path: &Path) -> Result<(), ConfigError> {
         let started = std::time::Instant::now();
         let file = File::open(path).map_err(|error| file_error(path, format!("cannot read: {error}")))?;
-        let mut reader = BufReader::with_capacity(1 << 20, file);
+        let mut reader = Checksummed::new(BufReader::with_capacity(1 << 20, file));
         let mut magic = vec![0u8; MAGIC.len()];
         reader
             .read_exact(&mut magic)
-            .ok()
-            .filter(|_| magic == MAGIC)
-            .ok_or_else(|| file_error(path, "not an ssdtwin drive snapshot"))?;
+            .map_err(|_| file_error(path, "not an ssdtwin drive snapshot"))?;
+        if magic == MAGIC_1 {
+            return Err(file_error(
+                path,
+                "a snapshot of an older format (1, without a checksum): make it again with `ssdtwin precondition`",
+            ));
+        }
+        if magic != MAGIC {
+            return Err(file_error(path, "not an ssdtwin drive snapshot"));
+        }
         let mut length = [0u8; 8];
         reader
             .read_exact(&mut length)
@@ -137,7 +148,20 @@ impl Simulation {
                 }
             }
         }
-        if let Err(error) = Ftl::read_state(&mut reader, &mut self.controller.ftl) {
+        let state = Ftl::read_state(&mut reader, &mut self.controller.ftl).and_then(|()| {
+            let (mut reader, crc) = reader.finish();
+            let mut stored = [0u8; 4];
+            reader.read_exact(&mut stored)?;
+            let mut rest = [0u8; 1];
+            if u32::from_le_bytes(stored) != crc || reader.read(&mut rest)? != 0 {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "the checksum does not match: the file is damaged",
+                ));
+            }
+            Ok(())
+        });
+        if let Err(error) = state {
             // The FTL gave its arrays to the read: build it afresh, as `Simulation::new` did.
             let geometry = self.controller.ftl.geometry;
             self.controller.ftl = Ftl::new(
@@ -151,5 +175,45 @@ impl Simulation {
         self.preconditioned = true;
         self.prepared_wall = started.elapsed();
         Ok(())
+    }
+}
+
+/// A reader or writer that keeps the CRC-32 of the bytes that pass through it.
+struct Checksummed<T> {
+    inner: T,
+    hasher: crc32fast::Hasher,
+}
+
+impl<T> Checksummed<T> {
+    fn new(inner: T) -> Checksummed<T> {
+        Checksummed {
+            inner,
+            hasher: crc32fast::Hasher::new(),
+        }
+    }
+
+    /// The wrapped reader or writer and the CRC of what passed so far.
+    fn finish(self) -> (T, u32) {
+        (self.inner, self.hasher.finalize())
+    }
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let written = self.inner.write(bytes)?;
+        self.hasher.update(&bytes[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<R: Read> Read for Checksummed<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.inner.read(buffer)?;
+        self.hasher.update(&buffer[..read]);
+        Ok(read)
     }
 }

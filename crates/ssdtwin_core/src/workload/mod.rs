@@ -49,7 +49,7 @@ impl Source {
             ),
             WorkloadKind::Fio => {
                 let path = &config.fio.job;
-                let text = std::fs::read_to_string(path)
+                let text = crate::base::files::read_text(std::path::Path::new(path))
                     .map_err(|error| ConfigError::new("workload.fio.job", format!("cannot read {path}: {error}")))?;
                 let file = fio::parse(
                     &text,

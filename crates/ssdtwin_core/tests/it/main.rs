@@ -16,6 +16,8 @@ mod channel_timing;
 mod determinism;
 mod dram;
 mod ftl_invariants;
+mod ftl_properties;
+mod hardening;
 mod host;
 mod layers;
 mod mappings;

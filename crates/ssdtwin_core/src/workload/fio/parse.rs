@@ -248,7 +248,9 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
     };
     for &(size, _) in read_sizes.iter().chain(write_sizes.iter()) {
         if size == 0 {
-            return Err(format!("{path}: job `{name}` has a block size of 0"));
+            return Err(format!(
+                "{path}: job `{name}` has a block size of 0 (`bs`, `bsrange` or `bssplit`)"
+            ));
         }
     }
     let block_align = match value_of(&["blockalign", "ba"])? {

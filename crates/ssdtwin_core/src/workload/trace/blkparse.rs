@@ -60,11 +60,17 @@ pub fn parse(line: &str, action: char) -> Result<Option<TraceRecord>, String> {
     }
     Ok(Some(TraceRecord {
         time_ns,
-        device: u32::try_from(major * 256 + minor).map_err(|_| "device number too large".to_string())?,
+        device: major
+            .checked_mul(256)
+            .and_then(|high| high.checked_add(minor))
+            .and_then(|device| u32::try_from(device).ok())
+            .ok_or_else(|| "device number too large".to_string())?,
         is_read,
         offset: sector
             .checked_mul(SECTOR_BYTES)
             .ok_or_else(|| format!("sector {sector} is too large"))?,
-        length: sectors * SECTOR_BYTES,
+        length: sectors
+            .checked_mul(SECTOR_BYTES)
+            .ok_or_else(|| format!("{sectors} sectors is too large"))?,
     }))
 }

@@ -26,16 +26,20 @@ pub fn decimal_scaled(field: Option<&str>, unit_ns: u64, what: &str) -> Result<u
     } else {
         whole.parse().map_err(|_| bad())?
     };
-    // At most 30 fraction digits matter for nanoseconds of any unit up to 10^12 ns.
-    let fraction = &fraction[..fraction.len().min(30)];
-    let mut scaled = whole * u128::from(unit_ns);
+    // 18 fraction digits resolve far below a nanosecond for any unit up to 10^12 ns, and keep
+    // the products below u128's range.
+    let fraction = &fraction[..fraction.len().min(18)];
+    let too_large = || format!("{what} `{text}` is too large");
+    let mut scaled = whole.checked_mul(u128::from(unit_ns)).ok_or_else(too_large)?;
     if !fraction.is_empty() {
         let numerator: u128 = fraction.parse().map_err(|_| bad())?;
         let denominator = 10u128.pow(fraction.len() as u32);
         let product = numerator * u128::from(unit_ns);
-        scaled += (product + denominator / 2) / denominator;
+        scaled = scaled
+            .checked_add((product + denominator / 2) / denominator)
+            .ok_or_else(too_large)?;
     }
-    u64::try_from(scaled).map_err(|_| format!("{what} `{text}` is too large"))
+    u64::try_from(scaled).map_err(|_| too_large())
 }
 
 #[cfg(test)]
@@ -52,5 +56,15 @@ mod tests {
         assert!(decimal_scaled(Some("1e3"), 1, "t").is_err());
         assert!(decimal_scaled(Some("."), 1, "t").is_err());
         assert!(decimal_scaled(None, 1, "t").unwrap_err().contains("missing t"));
+        // Found by the fuzzer: a 36-digit time overflowed the scaling instead of being refused.
+        let huge = "888888888888888888888888888888888888";
+        assert!(decimal_scaled(Some(huge), 1_000_000_000, "t")
+            .unwrap_err()
+            .contains("too large"));
+        let long_fraction = format!("1.{}", "9".repeat(40));
+        assert_eq!(
+            decimal_scaled(Some(&long_fraction), 1_000_000_000, "t"),
+            Ok(2_000_000_000)
+        );
     }
 }

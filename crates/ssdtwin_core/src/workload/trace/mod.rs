@@ -18,7 +18,7 @@ pub mod record;
 mod spc;
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 
 use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
 use crate::base::time::{Duration, Time};
@@ -63,6 +63,9 @@ impl Reader {
         }
     }
 }
+
+/// The longest line a trace may have [bytes]; real trace lines are under 200 bytes.
+const MAX_LINE_BYTES: u64 = 64 << 10;
 
 /// A trace file read line by line, with device and operation filters.
 #[derive(Debug)]
@@ -112,16 +115,42 @@ impl TraceFile {
         )
     }
 
+    /// The error of a trace that ends before its first request: empty, only comments, only
+    /// malformed lines (lenient) or everything filtered out.
+    fn no_request(&self) -> String {
+        let mut reasons = vec![format!("{} lines", self.line_number)];
+        if self.skipped_lines > 0 {
+            reasons.push(format!("{} skipped as malformed (lenient)", self.skipped_lines));
+        }
+        if !self.devices.is_empty() || self.operations != OperationFilter::All {
+            reasons.push("the others filtered out by `devices`/`operations`".to_string());
+        }
+        format!(
+            "{}: the trace has no request to replay ({})",
+            self.path,
+            reasons.join(", ")
+        )
+    }
+
     /// The next request that passes the filters, `None` at the end of the file.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>, String> {
         loop {
             self.line.clear();
-            let read = self
-                .input
+            let read = (&mut self.input)
+                .take(MAX_LINE_BYTES + 1)
                 .read_until(b'\n', &mut self.line)
                 .map_err(|error| format!("{}:{}: cannot read: {error}", self.path, self.line_number + 1))?;
             if read == 0 {
                 return Ok(None);
+            }
+            if read as u64 > MAX_LINE_BYTES {
+                // Not a trace (a binary file, /dev/zero): stop instead of buffering it whole.
+                return Err(format!(
+                    "{}:{}: a line longer than {} KiB: not a text trace",
+                    self.path,
+                    self.line_number + 1,
+                    MAX_LINE_BYTES >> 10
+                ));
             }
             self.bytes_read += read as u64;
             self.line_number += 1;
@@ -224,6 +253,9 @@ impl TraceSource {
             return Ok(None);
         }
         let Some(record) = self.file.next_record()? else {
+            if self.issued == 0 {
+                return Err(self.file.no_request());
+            }
             return Ok(None);
         };
         let first = *self.first_time_ns.get_or_insert(record.time_ns);

@@ -1,0 +1,166 @@
+"""A sweep killed with SIGKILL at random moments resumes with every point stored exactly once and
+complete; a killed run leaves the old output file or the new one, never part of one (issue 18,
+"Kill and resume")."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import ssdtwin
+from conftest import SMALL, cli
+from ssdtwin import _atomic
+from ssdtwin.report import without_wall_clock
+
+BASE = SMALL | {"workload.io_count": 400_000}
+
+SWEEP = {
+    "base": {
+        section: {key.split(".", 1)[1]: value for key, value in BASE.items() if key.startswith(f"{section}.")}
+        for section in {key.split(".")[0] for key in BASE}
+    },
+    "grid": {"host.queue_depth": [1, 4, 16], "workload.read_fraction": [0.0, 0.5, 1.0]},
+}
+"""Nine points of about half a second each."""
+
+
+def _sweep_file(folder: Path) -> Path:
+    lines = [f"base.{key} = {json.dumps(value)}" for key, value in BASE.items()]
+    lines.append("[grid]")
+    for key, values in SWEEP["grid"].items():
+        lines.append(f'"{key}" = {json.dumps(values)}')
+    path = folder / "sweep.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def _start(sweep_file: Path, out: Path, resume: bool) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "ssdtwin",
+        "sweep",
+        str(sweep_file),
+        "--out",
+        str(out),
+        "--workers",
+        "2",
+        "-q",
+    ]
+    if resume:
+        command.append("--resume")
+    # A session of its own, so that the kill takes the worker processes too.
+    return subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
+
+
+def _stored(out: Path) -> dict[str, tuple[int, int]]:
+    """Each stored report's point id with its inode and modification time: a report rewritten by
+    a later attempt gets a new inode (the atomic rename), so an unchanged pair means the point was
+    not computed again."""
+    reports = out / "reports"
+    if not reports.is_dir():
+        return {}
+    return {path.stem: (path.stat().st_ino, path.stat().st_mtime_ns) for path in reports.glob("*.json")}
+
+
+def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_path: Path) -> None:
+    sweep_file = _sweep_file(tmp_path)
+    reference = ssdtwin.sweep(SWEEP, out=tmp_path / "reference", workers=2, progress=False)
+    expected = set(reference["point_id"])
+    assert len(expected) == 9
+
+    out = tmp_path / "killed"
+    chooser = random.Random(18)
+    kept: dict[str, tuple[int, int]] = {}
+    kills = 0
+    target = 0
+    for attempt in range(8):
+        # Kill at a random moment after a random number of further points are stored, so the
+        # kills land mid-sweep however fast this machine runs the points.
+        target = min(target + chooser.randint(1, 3), len(expected) - 2)
+        process = _start(sweep_file, out, resume=attempt > 0)
+        while process.poll() is None and len(_stored(out)) < target:
+            time.sleep(0.01)
+        time.sleep(chooser.uniform(0.0, 0.3))
+        if process.poll() is not None:
+            break
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        kills += 1
+        now = _stored(out)
+        # Nothing stored before was computed again or lost.
+        for point_id, identity in kept.items():
+            assert now.get(point_id) == identity, f"attempt {attempt}: point {point_id} was rewritten or lost"
+        kept = now
+        if len(kept) >= len(expected) - 2:
+            break
+    assert kills >= 3, f"only {kills} kills landed before the sweep finished"
+    partial = set(kept)
+    assert partial < expected, "the kills all landed after the last point"
+
+    process = _start(sweep_file, out, resume=True)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr.decode()
+    final = _stored(out)
+    assert set(final) == expected
+    for point_id in partial:
+        assert final[point_id] == kept[point_id], f"point {point_id} was computed twice"
+    # Every stored result is whole and equals the uninterrupted sweep's, wall-clock fields aside.
+    for point_id in expected:
+        resumed = json.loads((out / "reports" / f"{point_id}.json").read_text(encoding="utf-8"))
+        clean = json.loads(
+            (tmp_path / "reference" / "reports" / f"{point_id}.json").read_text(encoding="utf-8")
+        )
+        assert without_wall_clock(resumed) == without_wall_clock(clean), point_id
+    leftovers = [path.name for path in out.rglob(f"*{_atomic.TEMPORARY_SUFFIX}")]
+    assert leftovers == []
+    table = ssdtwin.load(out)
+    assert sorted(table["point_id"]) == sorted(expected)
+    assert set(table["status"]) == {"ok"}
+
+
+def test_killed_writer_leaves_the_old_file_or_the_new_one(tmp_path: Path) -> None:
+    target = tmp_path / "report.json"
+    _atomic.write_text(target, "old")
+
+    def killed_mid_write() -> None:
+        with _atomic.replacing(target) as temporary:
+            temporary.write_text("half of the new", encoding="utf-8")
+            raise RuntimeError("killed mid-write")
+
+    with pytest.raises(RuntimeError):
+        killed_mid_write()
+    assert target.read_text(encoding="utf-8") == "old"
+    assert [path.name for path in tmp_path.iterdir()] == ["report.json"]
+
+
+def test_run_killed_while_writing_its_report_keeps_the_previous_report(tmp_path: Path) -> None:
+    """`ssdtwin run --json` killed at random moments: the file is always absent or a whole
+    report, and a stale temporary file is all a kill can leave beside it."""
+    target = tmp_path / "report.json"
+    arguments = [sys.executable, "-m", "ssdtwin", "run", "-q", "--json", str(target)]
+    for key, value in SMALL.items():
+        arguments += ["--set", f"{key}={value}"]
+    chooser = random.Random(7)
+    for _ in range(4):
+        process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chooser.uniform(0.5, 2.5))
+        process.kill()
+        process.wait()
+        if target.exists():
+            json.loads(target.read_text(encoding="utf-8"))  # whole, or this raises
+    finished = cli(
+        "run", "-q", "--json", str(target), *[f"--set={key}={value}" for key, value in SMALL.items()]
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert json.loads(target.read_text(encoding="utf-8"))["simulator"]
