@@ -339,3 +339,50 @@ fn the_dram_models_and_power_cuts_are_deterministic() {
     assert!(first.power_loss.as_ref().is_some_and(|cuts| cuts.events.len() == 1));
     assert_eq!(simulated_part(&first), simulated_part(&second));
 }
+
+#[test]
+fn every_model_on_at_once_is_deterministic_and_keeps_the_ftl_consistent() {
+    // Power, heat with throttling, bit errors with retries on an aged drive, the write buffer
+    // with the cached mapping table, program suspend and a power cut, all in one run: each model
+    // is tested alone elsewhere; here their interactions must neither break determinism nor the
+    // FTL's invariants, and every command must complete.
+    let scenario = scenario(&[
+        "workload.read_fraction=0.5",
+        "workload.precondition=fill",
+        "workload.io_count=20000",
+        "host.queue_depth=16",
+        "flash.suspend.program=true",
+        "power.enabled=true",
+        "thermal.enabled=true",
+        "thermal.initial=85.0",
+        "thermal.nand_packages=2",
+        "throttle.policy=\"nvme\"",
+        "reliability.enabled=true",
+        "reliability.pe_cycles=20000",
+        "reliability.retention_temp_c=55.0",
+        "reliability.retention_age=\"1y\"",
+        "buffer.capacity=2MiB",
+        "buffer.flush_order=lidf",
+        "ftl.mapping_cache=cached",
+        "ftl.mapping_cache_size=64KiB",
+        "plp.enabled=true",
+        "plp.protected_ratio=0.2",
+        "power_loss.at=[\"20ms\"]",
+    ]);
+    let mut simulation = Simulation::new(&scenario).unwrap();
+    let first = simulation.run(&mut |_| true).unwrap();
+    simulation
+        .ftl()
+        .check_invariants()
+        .expect("FTL invariants with every model on");
+    let second = run(&scenario);
+    assert_eq!(simulated_part(&first), simulated_part(&second));
+    assert_eq!(first.latency_us.all.count, 20_000);
+    let reliability = first.reliability.as_ref().expect("a reliability block");
+    assert!(reliability.retries > 0, "an aged drive read without a retry");
+    assert!(
+        first.throttle.as_ref().is_some_and(|throttle| throttle.events > 0),
+        "no throttling from 85 °C"
+    );
+    assert!(first.power_loss.as_ref().is_some_and(|cuts| cuts.events.len() == 1));
+}
