@@ -112,6 +112,9 @@ fn soak(io_count: u64, extra: &[String]) -> Result<(), String> {
         "workload.distribution=jesd219",
         "workload.precondition=steady",
         "power.enabled=true",
+        // The time series is output that grows by design, one row per interval of simulated
+        // time; a row per second keeps it out of the memory being watched.
+        "power.sample_interval=1s",
     ]
     .iter()
     .map(|text| text.to_string())
