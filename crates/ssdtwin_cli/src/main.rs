@@ -3,6 +3,8 @@
 //! `ssdtwin-cli run [SCENARIO] [--set KEY=VALUE]...` prints the report as JSON.
 //! `ssdtwin-cli bench read|write` runs one benchmark case (see `BENCHMARK.md`) and prints
 //! simulated host I/Os per wall-clock second and peak memory.
+//! `ssdtwin-cli serve [SCENARIO] --nbd --socket PATH` serves the drive over NBD (see README,
+//! "Serve the drive over NBD"); Ctrl-C (or `--once`, after the last client) writes the report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,6 +32,38 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
+    /// Serve the scenario's drive as a Network Block Device; at Ctrl-C (or with `--once` when the
+    /// last client leaves) write the session's report.
+    Serve {
+        scenario: Option<PathBuf>,
+        /// Serve over the NBD protocol (the only protocol so far).
+        #[arg(long, required = true)]
+        nbd: bool,
+        /// Listen on this Unix socket.
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Listen on this TCP address, e.g. 127.0.0.1:10809 (port 0: any free port).
+        #[arg(long, value_name = "ADDRESS")]
+        listen: Option<std::net::SocketAddr>,
+        /// `virtual`: reply as soon as the model has the completion; `real`: at its simulated time.
+        #[arg(long, value_enum, default_value = "virtual")]
+        pace: PaceArg,
+        /// Write the report (the schema of `run`) to this file at the end.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Record the requests as an MSR Cambridge trace, replayable with `run`.
+        #[arg(long, value_name = "FILE")]
+        record_trace: Option<PathBuf>,
+        /// Most written data kept in memory, e.g. 4GiB.
+        #[arg(long, default_value = "4GiB")]
+        store_cap: String,
+        /// End when the last client has disconnected.
+        #[arg(long)]
+        once: bool,
+        /// Override a scenario key, e.g. `--set flash.channels=8`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
     /// Run one benchmark case and print I/Os per wall-clock second and peak memory.
     Bench {
         case: BenchCase,
@@ -40,6 +74,12 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PaceArg {
+    Virtual,
+    Real,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -82,6 +122,51 @@ fn execute(command: Command) -> Result<(), String> {
             io_count,
             overrides,
         } => bench(case, io_count, &overrides),
+        Command::Serve {
+            scenario,
+            nbd: _,
+            socket,
+            listen,
+            pace,
+            json,
+            record_trace,
+            store_cap,
+            once,
+            overrides,
+        } => {
+            let source = scenario.map_or(ScenarioSource::Default, ScenarioSource::File);
+            let scenario = load(&source, &parse_overrides(&overrides)?).map_err(|error| error.to_string())?;
+            let store_cap = ssdtwin_core::base::units::parse_byte_size(&store_cap)
+                .map_err(|error| format!("--store-cap: {error}"))?
+                .0;
+            let options = ssdtwin_nbd::ServeOptions {
+                socket,
+                listen,
+                pace: match pace {
+                    PaceArg::Virtual => ssdtwin_nbd::Pace::Virtual,
+                    PaceArg::Real => ssdtwin_nbd::Pace::Real,
+                },
+                store_cap,
+                once,
+                record_trace,
+            };
+            let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = interrupted.clone();
+            ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed))
+                .map_err(|error| error.to_string())?;
+            let report = ssdtwin_nbd::serve(&scenario, &options, &mut || {
+                interrupted.load(std::sync::atomic::Ordering::Relaxed)
+            })
+            .map_err(|error| error.to_string())?;
+            let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON");
+            match json {
+                Some(path) => {
+                    std::fs::write(&path, text).map_err(|error| format!("cannot write {}: {error}", path.display()))?
+                }
+                None => println!("{text}"),
+            }
+            Ok(())
+        }
     }
 }
 

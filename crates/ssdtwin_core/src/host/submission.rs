@@ -176,6 +176,24 @@ impl Host {
         self.try_submit(controller, source, cx);
     }
 
+    /// A live session's command arrives now (`sim/live.rs`): it joins the backlog and is submitted
+    /// as the queue depth allows.
+    pub fn on_live_arrival<O: Observer>(
+        &mut self,
+        command: CommandSpec,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
+        self.backlog.push_back(Pending {
+            arrival: cx.now,
+            command,
+            job: 0,
+        });
+        self.issued += 1;
+        self.try_submit(controller, source, cx);
+    }
+
     /// Draws the next timed request and schedules its arrival (never before now).
     fn schedule_next_arrival<O: Observer>(&mut self, source: &mut impl CommandSource, cx: &mut Context<O>) {
         match source.next_command(0, cx.now) {
@@ -210,6 +228,9 @@ impl Host {
             units: spec.units,
             remaining: spec.units,
         });
+        if let Some(log) = &mut self.live {
+            log.push(super::LiveEvent::Submitted { command });
+        }
         let fetched = cx.now + self.command_overhead;
         let arrived = if spec.is_read {
             fetched
@@ -236,6 +257,9 @@ impl Host {
         cx: &mut Context<O>,
     ) {
         let done = controller.commands.remove(command);
+        if let Some(log) = &mut self.live {
+            log.push(super::LiveEvent::Completed { command, at: cx.now });
+        }
         cx.push(StateChange::HostCompletion {
             job: done.job,
             is_read: done.is_read,

@@ -11,6 +11,7 @@ mod assembly;
 mod engine;
 mod gather;
 pub mod harness;
+pub mod live;
 mod observers;
 pub mod report;
 pub mod scenario;

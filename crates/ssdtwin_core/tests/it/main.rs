@@ -17,6 +17,7 @@ mod determinism;
 mod ftl_invariants;
 mod host;
 mod layers;
+mod live;
 mod mappings;
 mod power;
 mod source_scan;

@@ -1,0 +1,889 @@
+//! The server: listeners, one thread per connection for the handshake and for reading requests,
+//! and the calling thread, which owns the simulated drive and the stored data and answers.
+//!
+//! Each connection's reader thread parses requests (and a write's payload) and hands them over a
+//! bounded channel, so a client that sends faster than the drive answers is slowed by the socket
+//! and never grows the server's memory beyond the channel's few messages. The drive's thread
+//! checks each request ([`protocol::check_request`]), applies it to the [`Store`], turns reads
+//! and writes into host commands of the model (at most [`MAX_COMMAND_BYTES`] each, as a host
+//! driver splits at the drive's maximum transfer size) and replies when the model completes them.
+//!
+//! Pacing (`Pace`): `virtual` stamps each request with the simulated time reached and replies as
+//! soon as the model has completed it, so the simulated clock moves only with the requests. To
+//! keep a closed-loop client (fio at an iodepth) closed in simulated time too, the drive does not
+//! run ahead while a client has fewer requests in flight than it had before (its high-water mark):
+//! it waits for the client's next request, at most [`LOCKSTEP_WAIT`] of wall time, so the new
+//! request arrives at the simulated instant of the completion it answers. `real` maps simulated
+//! time to wall time since the session began: requests arrive at the wall time they are read and
+//! each reply waits for its simulated completion time.
+
+use std::collections::HashMap;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration as WallDuration, Instant};
+
+use ssdtwin_core::base::time::{Duration, Time};
+use ssdtwin_core::host::command::CommandSpec;
+use ssdtwin_core::sim::live::{LiveCompletion, LiveSimulation};
+use ssdtwin_core::{Report, RunError, Scenario};
+
+use crate::protocol::{self, BlockSizes, Command, Request};
+use crate::store::Store;
+
+/// Largest host command the model gets for one request [bytes]; longer requests are split, as a
+/// host driver splits at an NVMe drive's maximum data transfer size (128 KiB is a common MDTS) [A].
+pub const MAX_COMMAND_BYTES: u64 = 128 * 1024;
+/// Largest read or write payload advertised [bytes]; with [`CHANNEL_MESSAGES`] it bounds the
+/// memory of requests waiting for the drive.
+pub const MAX_PAYLOAD: u32 = 4 * 1024 * 1024;
+/// Smallest block advertised: offsets and lengths are multiples of it [bytes].
+pub const MIN_BLOCK: u32 = 512;
+/// Requests read from the sockets and not yet taken by the drive, over all connections.
+pub const CHANNEL_MESSAGES: usize = 64;
+/// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
+/// below their high-water mark before it runs ahead without it.
+pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(2);
+/// Longest wall time between two checks of the stop request.
+const STOP_POLL: WallDuration = WallDuration::from_millis(50);
+/// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
+pub const EXPORT_NAME: &str = "ssdtwin";
+
+/// How replies are paced; see the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    Virtual,
+    Real,
+}
+
+/// Where to listen and how to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// A Unix socket path.
+    pub socket: Option<PathBuf>,
+    /// A TCP address (port 0: any free port).
+    pub listen: Option<SocketAddr>,
+    pub pace: Pace,
+    /// Most bytes of written data kept in memory.
+    pub store_cap: u64,
+    /// End when the last client has disconnected (after at least one connected).
+    pub once: bool,
+    /// Record the requests (arrival, kind, offset, size) as an MSR Cambridge trace.
+    pub record_trace: Option<PathBuf>,
+}
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug)]
+pub enum ServeError {
+    Run(RunError),
+    Io(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Run(error) => write!(f, "{error}"),
+            ServeError::Io(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl From<RunError> for ServeError {
+    fn from(error: RunError) -> Self {
+        ServeError::Run(error)
+    }
+}
+
+/// A log line on standard error.
+fn log(message: &str) {
+    eprintln!("ssdtwin serve: {message}");
+}
+
+/// A connection over a Unix socket or TCP.
+#[derive(Debug)]
+enum Connection {
+    Unix(UnixStream),
+    Tcp(TcpStream),
+}
+
+impl Connection {
+    fn try_clone(&self) -> std::io::Result<Connection> {
+        Ok(match self {
+            Connection::Unix(stream) => Connection::Unix(stream.try_clone()?),
+            Connection::Tcp(stream) => Connection::Tcp(stream.try_clone()?),
+        })
+    }
+
+    fn shutdown(&self) {
+        let _ = match self {
+            Connection::Unix(stream) => stream.shutdown(std::net::Shutdown::Both),
+            Connection::Tcp(stream) => stream.shutdown(std::net::Shutdown::Both),
+        };
+    }
+}
+
+impl Read for Connection {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Connection::Unix(stream) => stream.read(buffer),
+            Connection::Tcp(stream) => stream.read(buffer),
+        }
+    }
+}
+
+impl Write for Connection {
+    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Connection::Unix(stream) => stream.write(buffer),
+            Connection::Tcp(stream) => stream.write(buffer),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            Connection::Unix(stream) => stream.flush(),
+            Connection::Tcp(stream) => stream.flush(),
+        }
+    }
+}
+
+/// What the export looks like to clients.
+#[derive(Clone, Copy, Debug)]
+struct Export {
+    size: u64,
+    sizes: BlockSizes,
+}
+
+impl Export {
+    fn flags() -> u16 {
+        protocol::TRANSMIT_HAS_FLAGS
+            | protocol::TRANSMIT_SEND_FLUSH
+            | protocol::TRANSMIT_SEND_FUA
+            | protocol::TRANSMIT_SEND_TRIM
+            | protocol::TRANSMIT_SEND_WRITE_ZEROES
+            | protocol::TRANSMIT_CAN_MULTI_CONN
+    }
+}
+
+/// From the connections' threads to the drive's.
+enum Message {
+    Connected {
+        client: u64,
+        writer: Connection,
+    },
+    Request {
+        client: u64,
+        request: Request,
+        payload: Vec<u8>,
+    },
+    Closed {
+        client: u64,
+    },
+}
+
+/// Runs the option haggling; `Some(())` once the client entered transmission, `None` when it
+/// ended the session (or broke the protocol: logged).
+fn handshake(stream: &mut Connection, export: Export, client: u64) -> std::io::Result<Option<()>> {
+    stream.write_all(&protocol::greeting())?;
+    let mut flags = [0u8; 4];
+    stream.read_exact(&mut flags)?;
+    let no_zeroes = match protocol::parse_client_flags(flags) {
+        Ok(no_zeroes) => no_zeroes,
+        Err(error) => {
+            log(&format!("client {client}: {error}; closing"));
+            return Ok(None);
+        }
+    };
+    let reply = |stream: &mut Connection, option: u32, kind: u32, data: &[u8]| {
+        stream.write_all(&protocol::option_reply(option, kind, data))
+    };
+    let known = |name: &str| name.is_empty() || name == EXPORT_NAME;
+    loop {
+        let mut header = [0u8; 16];
+        stream.read_exact(&mut header)?;
+        let (option, length) = match protocol::parse_option_header(header) {
+            Ok(parsed) => parsed,
+            Err(error) => {
+                log(&format!("client {client}: {error}; closing"));
+                if let protocol::HandshakeError::OptionTooLong(_) = error {
+                    let option = u32::from_be_bytes(header[8..12].try_into().expect("4 bytes"));
+                    reply(stream, option, protocol::REP_ERR_TOO_BIG, b"option data too long")?;
+                }
+                return Ok(None);
+            }
+        };
+        let mut data = vec![0u8; length as usize];
+        stream.read_exact(&mut data)?;
+        match option {
+            protocol::OPT_EXPORT_NAME => {
+                match protocol::parse_name(&data) {
+                    Ok(name) if known(&name) => {}
+                    Ok(name) => {
+                        log(&format!("client {client}: unknown export `{name}`; closing"));
+                        return Ok(None);
+                    }
+                    Err(error) => {
+                        log(&format!("client {client}: {error}; closing"));
+                        return Ok(None);
+                    }
+                }
+                stream.write_all(&protocol::export_name_reply(export.size, Export::flags(), no_zeroes))?;
+                return Ok(Some(()));
+            }
+            protocol::OPT_ABORT => {
+                reply(stream, option, protocol::REP_ACK, &[])?;
+                return Ok(None);
+            }
+            protocol::OPT_LIST => {
+                if !data.is_empty() {
+                    reply(stream, option, protocol::REP_ERR_INVALID, b"NBD_OPT_LIST has no data")?;
+                    continue;
+                }
+                reply(
+                    stream,
+                    option,
+                    protocol::REP_SERVER,
+                    &protocol::server_entry(EXPORT_NAME),
+                )?;
+                reply(stream, option, protocol::REP_ACK, &[])?;
+            }
+            protocol::OPT_INFO | protocol::OPT_GO => {
+                let (name, requests) = match protocol::parse_info_request(&data) {
+                    Ok(parsed) => parsed,
+                    Err(error) => {
+                        log(&format!("client {client}: {error}"));
+                        reply(stream, option, protocol::REP_ERR_INVALID, error.as_bytes())?;
+                        continue;
+                    }
+                };
+                if !known(&name) {
+                    reply(stream, option, protocol::REP_ERR_UNKNOWN, b"no such export")?;
+                    continue;
+                }
+                reply(
+                    stream,
+                    option,
+                    protocol::REP_INFO,
+                    &protocol::info_export(export.size, Export::flags()),
+                )?;
+                // Block sizes are sent whether asked for or not (the protocol allows it).
+                reply(
+                    stream,
+                    option,
+                    protocol::REP_INFO,
+                    &protocol::info_block_size(export.sizes),
+                )?;
+                if requests.contains(&protocol::INFO_NAME) {
+                    let info = protocol::info_text(protocol::INFO_NAME, EXPORT_NAME);
+                    reply(stream, option, protocol::REP_INFO, &info)?;
+                }
+                if requests.contains(&protocol::INFO_DESCRIPTION) {
+                    let info = protocol::info_text(protocol::INFO_DESCRIPTION, "ssdtwin simulated drive");
+                    reply(stream, option, protocol::REP_INFO, &info)?;
+                }
+                reply(stream, option, protocol::REP_ACK, &[])?;
+                if option == protocol::OPT_GO {
+                    return Ok(Some(()));
+                }
+            }
+            protocol::OPT_STARTTLS => {
+                reply(stream, option, protocol::REP_ERR_POLICY, b"TLS is not offered")?;
+            }
+            _ => reply(stream, option, protocol::REP_ERR_UNSUP, b"option not supported")?,
+        }
+    }
+}
+
+/// One connection: the handshake, then its requests to the drive's thread until it ends.
+fn connection(mut stream: Connection, export: Export, client: u64, to_drive: SyncSender<Message>) {
+    match handshake(&mut stream, export, client) {
+        Ok(Some(())) => {}
+        Ok(None) => return,
+        Err(error) => {
+            log(&format!(
+                "client {client}: connection lost during the handshake: {error}"
+            ));
+            return;
+        }
+    }
+    let writer = match stream.try_clone() {
+        Ok(writer) => writer,
+        Err(error) => {
+            log(&format!("client {client}: {error}"));
+            return;
+        }
+    };
+    if to_drive.send(Message::Connected { client, writer }).is_err() {
+        return;
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, stream);
+    loop {
+        let mut header = [0u8; protocol::REQUEST_BYTES];
+        if let Err(error) = reader.read_exact(&mut header) {
+            if error.kind() != std::io::ErrorKind::UnexpectedEof {
+                log(&format!("client {client}: {error}"));
+            } else {
+                log(&format!("client {client}: disconnected without NBD_CMD_DISC"));
+            }
+            break;
+        }
+        let request = match protocol::parse_request(&header) {
+            Ok(request) => request,
+            Err(magic) => {
+                log(&format!(
+                    "client {client}: request magic {magic:#x} is not NBD_REQUEST_MAGIC; closing"
+                ));
+                break;
+            }
+        };
+        let length = match protocol::payload_length(&request, export.sizes.maximum) {
+            Ok(length) => length,
+            Err(error) => {
+                log(&format!("client {client}: {error}; closing"));
+                break;
+            }
+        };
+        let mut payload = vec![0u8; length as usize];
+        if let Err(error) = reader.read_exact(&mut payload) {
+            log(&format!(
+                "client {client}: disconnected in the middle of a write's data: {error}"
+            ));
+            break;
+        }
+        let disconnect = request.kind == protocol::CMD_DISC;
+        if to_drive
+            .send(Message::Request {
+                client,
+                request,
+                payload,
+            })
+            .is_err()
+            || disconnect
+        {
+            return;
+        }
+    }
+    let _ = to_drive.send(Message::Closed { client });
+}
+
+/// Accepts connections until `stopping`; each gets its own thread.
+fn accept<L: Send + 'static>(
+    listener: L,
+    accept_one: fn(&L) -> std::io::Result<Connection>,
+    export: Export,
+    to_drive: SyncSender<Message>,
+    next_client: Arc<AtomicU64>,
+    stopping: Arc<AtomicBool>,
+) -> thread::JoinHandle<()> {
+    thread::spawn(move || {
+        while !stopping.load(Ordering::Relaxed) {
+            match accept_one(&listener) {
+                Ok(stream) => {
+                    let client = next_client.fetch_add(1, Ordering::Relaxed);
+                    let sender = to_drive.clone();
+                    thread::spawn(move || connection(stream, export, client, sender));
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    thread::sleep(WallDuration::from_millis(5));
+                }
+                Err(error) => {
+                    log(&format!("accept: {error}"));
+                    thread::sleep(WallDuration::from_millis(50));
+                }
+            }
+        }
+    })
+}
+
+fn accept_unix(listener: &UnixListener) -> std::io::Result<Connection> {
+    let (stream, _) = listener.accept()?;
+    stream.set_nonblocking(false)?;
+    Ok(Connection::Unix(stream))
+}
+
+fn accept_tcp(listener: &TcpListener) -> std::io::Result<Connection> {
+    let (stream, _) = listener.accept()?;
+    stream.set_nonblocking(false)?;
+    stream.set_nodelay(true)?;
+    Ok(Connection::Tcp(stream))
+}
+
+/// A connected client as the drive's thread sees it.
+struct Client {
+    writer: BufWriter<Connection>,
+    /// Requests received and not yet answered.
+    in_flight: u32,
+    /// Most requests it had in flight since the drive last waited for it in vain.
+    high_water: u32,
+    /// It sent `NBD_CMD_DISC`: closed once its requests are answered.
+    disconnecting: bool,
+    /// Replies written and not yet flushed.
+    unflushed: bool,
+    /// Its socket failed: replies are dropped.
+    broken: bool,
+}
+
+/// A request waiting for the model.
+struct Waiting {
+    client: u64,
+    handle: u64,
+    read: bool,
+    offset: u64,
+    length: u32,
+    /// Model commands not yet completed.
+    remaining: u32,
+}
+
+/// The drive's side of the server.
+struct Drive {
+    live: LiveSimulation,
+    store: Store,
+    export: Export,
+    pace: Pace,
+    clients: HashMap<u64, Client>,
+    waiting: HashMap<u64, Waiting>,
+    next_tag: u64,
+    started: Instant,
+    trace: Option<BufWriter<std::fs::File>>,
+    completions: Vec<LiveCompletion>,
+    read_buffer: Vec<u8>,
+    /// Requests answered.
+    answered: u64,
+    had_client: bool,
+}
+
+impl Drive {
+    /// The simulated arrival time of a request read now.
+    fn arrival(&self) -> Time {
+        match self.pace {
+            Pace::Virtual => self.live.now(),
+            Pace::Real => self.wall_time().max(self.live.now()),
+        }
+    }
+
+    fn wall_time(&self) -> Time {
+        Time::from_nanos(self.started.elapsed().as_nanos() as u64)
+    }
+
+    fn handle(&mut self, message: Message) {
+        match message {
+            Message::Connected { client, writer } => {
+                log(&format!("client {client}: connected"));
+                self.had_client = true;
+                self.clients.insert(
+                    client,
+                    Client {
+                        writer: BufWriter::with_capacity(1 << 16, writer),
+                        in_flight: 0,
+                        high_water: 0,
+                        disconnecting: false,
+                        unflushed: false,
+                        broken: false,
+                    },
+                );
+            }
+            Message::Closed { client } => {
+                if let Some(state) = self.clients.remove(&client) {
+                    state.writer.get_ref().shutdown();
+                    log(&format!("client {client}: closed"));
+                }
+            }
+            Message::Request {
+                client,
+                request,
+                payload,
+            } => self.request(client, request, &payload),
+        }
+    }
+
+    fn request(&mut self, client: u64, request: Request, payload: &[u8]) {
+        let Some(state) = self.clients.get_mut(&client) else {
+            return;
+        };
+        state.in_flight += 1;
+        state.high_water = state.high_water.max(state.in_flight);
+        let command = match protocol::check_request(&request, self.export.size, self.export.sizes) {
+            Ok(command) => command,
+            Err(error) => {
+                log(&format!(
+                    "client {client}: request {:?} refused with error {error}",
+                    (request.kind, request.offset, request.length)
+                ));
+                self.reply(client, request.handle, error, None);
+                return;
+            }
+        };
+        let (offset, length) = (request.offset, request.length);
+        match command {
+            Command::Disconnect => {
+                state.in_flight -= 1;
+                state.disconnecting = true;
+                self.close_if_done(client);
+            }
+            Command::Flush => self.reply(client, request.handle, 0, None),
+            Command::Trim { .. } => {
+                self.store.zero(offset, u64::from(length));
+                self.reply(client, request.handle, 0, None);
+            }
+            Command::WriteZeroes { .. } if request.flags & protocol::CMD_FLAG_NO_HOLE == 0 => {
+                // The server may punch holes: the drive deallocates, as for a TRIM.
+                self.store.zero(offset, u64::from(length));
+                self.reply(client, request.handle, 0, None);
+            }
+            Command::WriteZeroes { .. } => {
+                self.store.zero(offset, u64::from(length));
+                self.submit(client, request.handle, false, offset, length);
+            }
+            Command::Write { .. } => {
+                if self.store.write(offset, payload).is_err() {
+                    log(&format!(
+                        "client {client}: write refused: the store holds its cap of {} bytes",
+                        self.store.stored_bytes()
+                    ));
+                    self.reply(client, request.handle, protocol::ENOSPC, None);
+                    return;
+                }
+                self.submit(client, request.handle, false, offset, length);
+            }
+            Command::Read => self.submit(client, request.handle, true, offset, length),
+        }
+    }
+
+    /// Hands a read or write to the model as host commands of at most `MAX_COMMAND_BYTES`.
+    fn submit(&mut self, client: u64, handle: u64, read: bool, offset: u64, length: u32) {
+        let at = self.arrival();
+        if let Some(trace) = &mut self.trace {
+            let kind = if read { "Read" } else { "Write" };
+            let ticks = at.as_nanos() / 100;
+            let _ = writeln!(trace, "{ticks},ssdtwin,0,{kind},{offset},{length},0");
+        }
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        if length == 0 {
+            self.reply(client, handle, 0, None);
+            return;
+        }
+        let unit = self.live.unit_bytes();
+        let first = offset / unit;
+        let end = (offset + u64::from(length)).div_ceil(unit);
+        let per_command = (MAX_COMMAND_BYTES / unit).max(1);
+        let commands = (end - first).div_ceil(per_command) as u32;
+        self.waiting.insert(
+            tag,
+            Waiting {
+                client,
+                handle,
+                read,
+                offset,
+                length,
+                remaining: commands,
+            },
+        );
+        let mut unit_at = first;
+        while unit_at < end {
+            let units = per_command.min(end - unit_at);
+            let command = CommandSpec {
+                is_read: read,
+                first_unit: unit_at as u32,
+                units: units as u32,
+            };
+            self.live.submit(at, command, tag);
+            unit_at += units;
+        }
+        self.answer_completions();
+    }
+
+    /// Replies to the requests whose last command completed.
+    fn answer_completions(&mut self) {
+        let mut completions = std::mem::take(&mut self.completions);
+        self.live.take_completions(&mut completions);
+        for completion in completions.drain(..) {
+            let Some(waiting) = self.waiting.get_mut(&completion.tag) else {
+                continue;
+            };
+            waiting.remaining -= 1;
+            if waiting.remaining > 0 {
+                continue;
+            }
+            let waiting = self.waiting.remove(&completion.tag).expect("present");
+            let range = waiting.read.then_some((waiting.offset, waiting.length));
+            self.reply(waiting.client, waiting.handle, 0, range);
+        }
+        self.completions = completions;
+    }
+
+    /// Writes a simple reply (with the data of `read` on success) to `client`'s buffer.
+    fn reply(&mut self, client: u64, handle: u64, error: u32, read: Option<(u64, u32)>) {
+        self.answered += 1;
+        let Some(state) = self.clients.get_mut(&client) else {
+            return;
+        };
+        state.in_flight -= 1;
+        if !state.broken {
+            let mut result = state.writer.write_all(&protocol::simple_reply(error, handle));
+            if let (Some((offset, length)), true) = (read, result.is_ok()) {
+                self.read_buffer.resize(length as usize, 0);
+                self.store.read(offset, &mut self.read_buffer);
+                result = state.writer.write_all(&self.read_buffer);
+            }
+            state.unflushed = true;
+            if let Err(error) = result {
+                log(&format!("client {client}: reply lost: {error}"));
+                state.broken = true;
+            }
+        }
+        self.close_if_done(client);
+    }
+
+    /// Closes a client that asked to disconnect once it has all its replies.
+    fn close_if_done(&mut self, client: u64) {
+        if let Some(state) = self.clients.get(&client) {
+            if state.disconnecting && state.in_flight == 0 {
+                let mut state = self.clients.remove(&client).expect("present");
+                let _ = state.writer.flush();
+                state.writer.get_ref().shutdown();
+                log(&format!("client {client}: disconnected"));
+            }
+        }
+    }
+
+    fn flush_replies(&mut self) {
+        for (client, state) in &mut self.clients {
+            if state.unflushed && !state.broken {
+                state.unflushed = false;
+                if let Err(error) = state.writer.flush() {
+                    log(&format!("client {client}: replies lost: {error}"));
+                    state.broken = true;
+                }
+            }
+        }
+    }
+
+    /// In virtual pace: a client has fewer requests in flight than before, so its next request
+    /// answers a completion just sent and must arrive before the drive runs ahead.
+    fn client_owes_requests(&self) -> bool {
+        self.clients
+            .values()
+            .any(|state| !state.disconnecting && !state.broken && state.in_flight < state.high_water)
+    }
+
+    /// The wait for a client was in vain: it is in a lull, do not wait for it again until it
+    /// fills its queue anew.
+    fn lower_high_water(&mut self) {
+        for state in self.clients.values_mut() {
+            state.high_water = state.in_flight;
+        }
+    }
+
+    /// Lets the model complete what is in flight and answers it (at shutdown).
+    fn drain(&mut self) -> Result<(), RunError> {
+        while self.live.outstanding() > 0 && self.live.step()? {
+            self.answer_completions();
+        }
+        self.flush_replies();
+        Ok(())
+    }
+}
+
+/// Serves `scenario`'s drive over NBD until `stop` returns `true` (checked every few tens of
+/// milliseconds) or, with `options.once`, the last client has gone; returns the session's report.
+pub fn serve(
+    scenario: &Scenario,
+    options: &ServeOptions,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Report, ServeError> {
+    if options.socket.is_none() && options.listen.is_none() {
+        return Err(ServeError::Io(
+            "give a Unix socket path or a TCP address to listen on".to_string(),
+        ));
+    }
+    let trace = match &options.record_trace {
+        Some(path) => {
+            let mut file = std::fs::File::create(path)
+                .map(BufWriter::new)
+                .map_err(|error| ServeError::Io(format!("cannot create {}: {error}", path.display())))?;
+            let _ = writeln!(file, "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime");
+            Some(file)
+        }
+        None => None,
+    };
+    log("building and preconditioning the drive");
+    let live = LiveSimulation::new(scenario, &mut |_| true)?;
+    let unit = live.unit_bytes();
+    let export = Export {
+        size: live.capacity_bytes(),
+        sizes: BlockSizes {
+            minimum: MIN_BLOCK,
+            preferred: (unit as u32).max(MIN_BLOCK),
+            maximum: MAX_PAYLOAD,
+        },
+    };
+    let (to_drive, from_clients) = sync_channel(CHANNEL_MESSAGES);
+    let next_client = Arc::new(AtomicU64::new(1));
+    let stopping = Arc::new(AtomicBool::new(false));
+    let mut acceptors = Vec::new();
+    if let Some(path) = &options.socket {
+        if std::fs::symlink_metadata(path)
+            .is_ok_and(|meta| std::os::unix::fs::FileTypeExt::is_socket(&meta.file_type()))
+        {
+            let _ = std::fs::remove_file(path);
+        }
+        let listener = UnixListener::bind(path)
+            .map_err(|error| ServeError::Io(format!("cannot listen on {}: {error}", path.display())))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|error| ServeError::Io(error.to_string()))?;
+        log(&format!(
+            "serving {} bytes on nbd+unix:///?socket={}",
+            export.size,
+            path.display()
+        ));
+        acceptors.push(accept(
+            listener,
+            accept_unix,
+            export,
+            to_drive.clone(),
+            next_client.clone(),
+            stopping.clone(),
+        ));
+    }
+    if let Some(address) = options.listen {
+        let listener = TcpListener::bind(address)
+            .map_err(|error| ServeError::Io(format!("cannot listen on {address}: {error}")))?;
+        listener
+            .set_nonblocking(true)
+            .map_err(|error| ServeError::Io(error.to_string()))?;
+        let bound = listener
+            .local_addr()
+            .map_err(|error| ServeError::Io(error.to_string()))?;
+        log(&format!("serving {} bytes on nbd://{bound}", export.size));
+        acceptors.push(accept(
+            listener,
+            accept_tcp,
+            export,
+            to_drive.clone(),
+            next_client.clone(),
+            stopping.clone(),
+        ));
+    }
+    drop(to_drive);
+    let mut drive = Drive {
+        live,
+        store: Store::new(options.store_cap),
+        export,
+        pace: options.pace,
+        clients: HashMap::new(),
+        waiting: HashMap::new(),
+        next_tag: 0,
+        started: Instant::now(),
+        trace,
+        completions: Vec::new(),
+        read_buffer: Vec::new(),
+        answered: 0,
+        had_client: false,
+    };
+    let outcome = run_loop(&mut drive, &from_clients, options, stop);
+    stopping.store(true, Ordering::Relaxed);
+    let drained = drive.drain();
+    for state in drive.clients.values() {
+        state.writer.get_ref().shutdown();
+    }
+    if let Some(path) = &options.socket {
+        let _ = std::fs::remove_file(path);
+    }
+    for acceptor in acceptors {
+        let _ = acceptor.join();
+    }
+    if let Some(mut trace) = drive.trace.take() {
+        let _ = trace.flush();
+    }
+    outcome?;
+    drained?;
+    log(&format!(
+        "{} requests answered; {} bytes stored",
+        drive.answered,
+        drive.store.stored_bytes()
+    ));
+    Ok(drive.live.finish())
+}
+
+/// The drive's loop: take requests, run the model, answer.
+fn run_loop(
+    drive: &mut Drive,
+    from_clients: &Receiver<Message>,
+    options: &ServeOptions,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<(), RunError> {
+    let mut last_stop_check = Instant::now();
+    loop {
+        // Everything that has arrived first.
+        loop {
+            match from_clients.try_recv() {
+                Ok(message) => drive.handle(message),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return Ok(()),
+            }
+        }
+        if last_stop_check.elapsed() >= STOP_POLL {
+            last_stop_check = Instant::now();
+            if stop() {
+                log("stopping");
+                return Ok(());
+            }
+        }
+        if options.once && drive.had_client && drive.clients.is_empty() {
+            return Ok(());
+        }
+        match drive.pace {
+            Pace::Virtual => {
+                if drive.live.outstanding() == 0 || drive.client_owes_requests() {
+                    drive.flush_replies();
+                    let wait = if drive.live.outstanding() == 0 {
+                        STOP_POLL
+                    } else {
+                        LOCKSTEP_WAIT
+                    };
+                    match from_clients.recv_timeout(wait) {
+                        Ok(message) => drive.handle(message),
+                        Err(RecvTimeoutError::Timeout) => {
+                            if drive.live.outstanding() > 0 {
+                                drive.lower_high_water();
+                            } else if stop() {
+                                log("stopping");
+                                return Ok(());
+                            }
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                    }
+                    continue;
+                }
+                drive.live.step()?;
+                drive.answer_completions();
+            }
+            Pace::Real => {
+                let now = drive.wall_time();
+                drive.live.advance_to(now);
+                drive.answer_completions();
+                drive.flush_replies();
+                let wait = match drive.live.next_event_time() {
+                    Some(next) if next > now => {
+                        WallDuration::from_nanos(Duration::from_nanos(next.as_nanos() - now.as_nanos()).as_nanos())
+                            .min(STOP_POLL)
+                    }
+                    Some(_) => continue,
+                    None => STOP_POLL,
+                };
+                match from_clients.recv_timeout(wait) {
+                    Ok(message) => drive.handle(message),
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                }
+            }
+        }
+    }
+}
