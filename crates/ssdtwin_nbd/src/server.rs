@@ -47,8 +47,9 @@ pub const MIN_BLOCK: u32 = 512;
 /// Requests read from the sockets and not yet taken by the drive, over all connections.
 pub const CHANNEL_MESSAGES: usize = 64;
 /// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
-/// below their high-water mark before it runs ahead without it.
-pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(2);
+/// below their high-water mark before it runs ahead without it (long enough for a client
+/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`).
+pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
 /// Longest wall time between two checks of the stop request.
 const STOP_POLL: WallDuration = WallDuration::from_millis(50);
 /// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
@@ -420,6 +421,9 @@ struct Client {
     in_flight: u32,
     /// Most requests it had in flight since the drive last waited for it in vain.
     high_water: u32,
+    /// The drive waited for its next request in vain: it is not waited for again until it sends
+    /// one (so a client draining its queue costs one wait, not one per reply).
+    lull: bool,
     /// It sent `NBD_CMD_DISC`: closed once its requests are answered.
     disconnecting: bool,
     /// Replies written and not yet flushed.
@@ -454,6 +458,8 @@ struct Drive {
     read_buffer: Vec<u8>,
     /// Requests answered.
     answered: u64,
+    /// Waits for a client's next request that ended without one (virtual pace).
+    waits_in_vain: u64,
     had_client: bool,
 }
 
@@ -481,6 +487,7 @@ impl Drive {
                         writer: BufWriter::with_capacity(1 << 16, writer),
                         in_flight: 0,
                         high_water: 0,
+                        lull: false,
                         disconnecting: false,
                         unflushed: false,
                         broken: false,
@@ -507,6 +514,7 @@ impl Drive {
         };
         state.in_flight += 1;
         state.high_water = state.high_water.max(state.in_flight);
+        state.lull = false;
         let command = match protocol::check_request(&request, self.export.size, self.export.sizes) {
             Ok(command) => command,
             Err(error) => {
@@ -669,14 +677,18 @@ impl Drive {
     fn client_owes_requests(&self) -> bool {
         self.clients
             .values()
-            .any(|state| !state.disconnecting && !state.broken && state.in_flight < state.high_water)
+            .any(|state| !state.lull && !state.disconnecting && !state.broken && state.in_flight < state.high_water)
     }
 
     /// The wait for a client was in vain: it is in a lull, do not wait for it again until it
     /// fills its queue anew.
     fn lower_high_water(&mut self) {
+        self.waits_in_vain += 1;
         for state in self.clients.values_mut() {
-            state.high_water = state.in_flight;
+            if state.in_flight < state.high_water {
+                state.high_water = state.in_flight;
+                state.lull = true;
+            }
         }
     }
 
@@ -785,6 +797,7 @@ pub fn serve(
         completions: Vec::new(),
         read_buffer: Vec::new(),
         answered: 0,
+        waits_in_vain: 0,
         had_client: false,
     };
     let outcome = run_loop(&mut drive, &from_clients, options, stop);
@@ -805,9 +818,10 @@ pub fn serve(
     outcome?;
     drained?;
     log(&format!(
-        "{} requests answered; {} bytes stored",
+        "{} requests answered; {} bytes stored; {} waits for a client's next request ended without one",
         drive.answered,
-        drive.store.stored_bytes()
+        drive.store.stored_bytes(),
+        drive.waits_in_vain
     ));
     Ok(drive.live.finish())
 }

@@ -23,6 +23,13 @@ pub trait CommandSource {
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String>;
 }
 
+/// Appends to a live session's log; out of line, so runs pay one test per command.
+#[cold]
+#[inline(never)]
+fn log_live(log: &mut Vec<super::LiveEvent>, event: super::LiveEvent) {
+    log.push(event);
+}
+
 impl Host {
     /// Starts the run: the first arrival or the first submissions.
     pub fn start<O: Observer>(
@@ -229,7 +236,7 @@ impl Host {
             remaining: spec.units,
         });
         if let Some(log) = &mut self.live {
-            log.push(super::LiveEvent::Submitted { command });
+            log_live(log, super::LiveEvent::Submitted { command });
         }
         let fetched = cx.now + self.command_overhead;
         let arrived = if spec.is_read {
@@ -258,7 +265,7 @@ impl Host {
     ) {
         let done = controller.commands.remove(command);
         if let Some(log) = &mut self.live {
-            log.push(super::LiveEvent::Completed { command, at: cx.now });
+            log_live(log, super::LiveEvent::Completed { command, at: cx.now });
         }
         cx.push(StateChange::HostCompletion {
             job: done.job,
