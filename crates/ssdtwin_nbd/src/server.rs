@@ -1,10 +1,12 @@
-//! The server: listeners, one thread per connection for the handshake and for reading requests,
-//! and the calling thread, which owns the simulated drive and the stored data and answers.
+//! The server: listeners, one thread per connection for the handshake and for its requests, and
+//! the drive (the simulated drive and the stored data) behind one lock, which the connection that
+//! brings a request takes to apply it, run the model and answer. The calling thread keeps time:
+//! it checks for the stop request, ends a wait for a client in a lull, and in real pace answers
+//! when the simulated completion times come.
 //!
-//! Each connection's reader thread parses requests (and a write's payload) and hands them over a
-//! bounded channel, so a client that sends faster than the drive answers is slowed by the socket
-//! and never grows the server's memory beyond the channel's few messages. The drive's thread
-//! checks each request ([`protocol::check_request`]), applies it to the [`Store`], turns reads
+//! Each connection's thread reads one request (and a write's payload) at a time, so a client that
+//! sends faster than the drive answers is slowed by its socket, and the memory held for requests
+//! is at most one payload per connection. The drive checks each request ([`protocol::check_request`]), applies it to the [`Store`], turns reads
 //! and writes into host commands of the model (at most [`MAX_COMMAND_BYTES`] each, as a host
 //! driver splits at the drive's maximum transfer size) and replies when the model completes them.
 //!
@@ -23,8 +25,7 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration as WallDuration, Instant};
 
@@ -39,19 +40,17 @@ use crate::store::Store;
 /// Largest host command the model gets for one request [bytes]; longer requests are split, as a
 /// host driver splits at an NVMe drive's maximum data transfer size (128 KiB is a common MDTS) [A].
 pub const MAX_COMMAND_BYTES: u64 = 128 * 1024;
-/// Largest read or write payload advertised [bytes]; with [`CHANNEL_MESSAGES`] it bounds the
-/// memory of requests waiting for the drive.
+/// Largest read or write payload advertised [bytes]; one per connection is the memory held for
+/// requests being read.
 pub const MAX_PAYLOAD: u32 = 4 * 1024 * 1024;
 /// Smallest block advertised: offsets and lengths are multiples of it [bytes].
 pub const MIN_BLOCK: u32 = 512;
-/// Requests read from the sockets and not yet taken by the drive, over all connections.
-pub const CHANNEL_MESSAGES: usize = 64;
 /// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
 /// below their high-water mark before it runs ahead without it (long enough for a client
 /// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`).
 pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
-/// Wall time the drive polls for a client's next request before it sleeps until one comes.
-const SPIN_WAIT: WallDuration = WallDuration::from_micros(200);
+/// Wall time between two looks of the calling thread at a virtual-pace drive.
+const TICK: WallDuration = WallDuration::from_millis(2);
 /// Longest wall time between two checks of the stop request.
 const STOP_POLL: WallDuration = WallDuration::from_millis(50);
 /// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
@@ -173,7 +172,7 @@ impl Export {
     }
 }
 
-/// From the connections' threads to the drive's.
+/// What a connection's thread brings to the drive.
 enum Message {
     Connected {
         client: u64,
@@ -303,7 +302,7 @@ fn handshake(stream: &mut Connection, export: Export, client: u64) -> std::io::R
 }
 
 /// One connection: the handshake, then its requests to the drive's thread until it ends.
-fn connection(mut stream: Connection, export: Export, client: u64, to_drive: SyncSender<Message>) {
+fn connection(mut stream: Connection, export: Export, client: u64, hub: Arc<Hub>) {
     match handshake(&mut stream, export, client) {
         Ok(Some(())) => {}
         Ok(None) => return,
@@ -321,10 +320,17 @@ fn connection(mut stream: Connection, export: Export, client: u64, to_drive: Syn
             return;
         }
     };
-    if to_drive.send(Message::Connected { client, writer }).is_err() {
+    if !hub.deliver(Message::Connected { client, writer }) {
         return;
     }
-    let mut reader = BufReader::with_capacity(1 << 16, stream);
+    let mut reader = BufReader::with_capacity(
+        1 << 16,
+        Watched {
+            stream,
+            hub: hub.clone(),
+            drained: true,
+        },
+    );
     loop {
         let mut header = [0u8; protocol::REQUEST_BYTES];
         if let Err(error) = reader.read_exact(&mut header) {
@@ -359,19 +365,37 @@ fn connection(mut stream: Connection, export: Export, client: u64, to_drive: Syn
             break;
         }
         let disconnect = request.kind == protocol::CMD_DISC;
-        if to_drive
-            .send(Message::Request {
-                client,
-                request,
-                payload,
-            })
-            .is_err()
-            || disconnect
+        if !hub.deliver(Message::Request {
+            client,
+            request,
+            payload,
+        }) || disconnect
         {
             return;
         }
     }
-    let _ = to_drive.send(Message::Closed { client });
+    hub.deliver(Message::Closed { client });
+}
+
+/// A connection's socket as its requests are read: a read that got less than it asked for has
+/// emptied the socket, so before the next read (which may wait for the client) the drive runs
+/// the model and answers what it can. Requests a client sent together thus reach the model at
+/// the same simulated instant, as they would reach a drive.
+struct Watched {
+    stream: Connection,
+    hub: Arc<Hub>,
+    drained: bool,
+}
+
+impl Read for Watched {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if self.drained {
+            self.hub.pump();
+        }
+        let count = self.stream.read(buffer)?;
+        self.drained = count < buffer.len();
+        Ok(count)
+    }
 }
 
 /// Accepts connections until `stopping`; each gets its own thread.
@@ -379,7 +403,7 @@ fn accept<L: Send + 'static>(
     listener: L,
     accept_one: fn(&L) -> std::io::Result<Connection>,
     export: Export,
-    to_drive: SyncSender<Message>,
+    hub: Arc<Hub>,
     next_client: Arc<AtomicU64>,
     stopping: Arc<AtomicBool>,
 ) -> thread::JoinHandle<()> {
@@ -388,8 +412,8 @@ fn accept<L: Send + 'static>(
             match accept_one(&listener) {
                 Ok(stream) => {
                     let client = next_client.fetch_add(1, Ordering::Relaxed);
-                    let sender = to_drive.clone();
-                    thread::spawn(move || connection(stream, export, client, sender));
+                    let hub = hub.clone();
+                    thread::spawn(move || connection(stream, export, client, hub));
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
                     thread::sleep(WallDuration::from_millis(5));
@@ -462,6 +486,13 @@ struct Drive {
     answered: u64,
     /// Waits for a client's next request that ended without one (virtual pace).
     waits_in_vain: u64,
+    /// When a connection last brought something (virtual pace: a client owing its next request
+    /// is waited for until `LOCKSTEP_WAIT` after this).
+    last_activity: Instant,
+    /// The model stopped with an error; the session ends with it.
+    error: Option<RunError>,
+    /// The session is over: connections are no longer served.
+    finished: bool,
     had_client: bool,
 }
 
@@ -694,6 +725,16 @@ impl Drive {
         }
     }
 
+    /// Virtual pace: runs the model and answers while no client owes its next request.
+    fn pump(&mut self) {
+        while self.error.is_none() && self.live.outstanding() > 0 && !self.client_owes_requests() {
+            match self.live.step() {
+                Ok(_) => self.answer_completions(),
+                Err(error) => self.error = Some(error),
+            }
+        }
+    }
+
     /// Lets the model complete what is in flight and answers it (at shutdown).
     fn drain(&mut self) -> Result<(), RunError> {
         while self.live.outstanding() > 0 && self.live.step()? {
@@ -701,6 +742,48 @@ impl Drive {
         }
         self.flush_replies();
         Ok(())
+    }
+}
+
+/// The drive shared by the connections' threads and the calling thread.
+struct Hub {
+    drive: Mutex<Drive>,
+    /// Real pace: a request came, the calling thread recomputes its wait.
+    woken: Condvar,
+}
+
+impl Hub {
+    fn lock(&self) -> MutexGuard<'_, Drive> {
+        // A panic in another connection's thread leaves the data consistent enough to go on.
+        self.drive.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Applies `message` (the model runs at the next [`Hub::pump`]); `false` once the session is
+    /// over.
+    fn deliver(&self, message: Message) -> bool {
+        let mut drive = self.lock();
+        if drive.finished {
+            return false;
+        }
+        let closed = matches!(message, Message::Closed { .. });
+        drive.handle(message);
+        drive.last_activity = Instant::now();
+        if drive.pace == Pace::Real {
+            self.woken.notify_one();
+        } else if closed {
+            drive.pump();
+        }
+        drive.flush_replies();
+        true
+    }
+
+    /// Virtual pace: runs the model and answers while no client owes its next request.
+    fn pump(&self) {
+        let mut drive = self.lock();
+        if drive.pace == Pace::Virtual && !drive.finished {
+            drive.pump();
+        }
+        drive.flush_replies();
     }
 }
 
@@ -737,7 +820,28 @@ pub fn serve(
             maximum: MAX_PAYLOAD,
         },
     };
-    let (to_drive, from_clients) = sync_channel(CHANNEL_MESSAGES);
+    let hub = Arc::new(Hub {
+        drive: Mutex::new(Drive {
+            live,
+            store: Store::new(options.store_cap),
+            export,
+            pace: options.pace,
+            clients: HashMap::new(),
+            waiting: HashMap::new(),
+            next_tag: 0,
+            started: Instant::now(),
+            trace,
+            completions: Vec::new(),
+            read_buffer: Vec::new(),
+            answered: 0,
+            waits_in_vain: 0,
+            last_activity: Instant::now(),
+            error: None,
+            finished: false,
+            had_client: false,
+        }),
+        woken: Condvar::new(),
+    });
     let next_client = Arc::new(AtomicU64::new(1));
     let stopping = Arc::new(AtomicBool::new(false));
     let mut acceptors = Vec::new();
@@ -761,7 +865,7 @@ pub fn serve(
             listener,
             accept_unix,
             export,
-            to_drive.clone(),
+            hub.clone(),
             next_client.clone(),
             stopping.clone(),
         ));
@@ -780,30 +884,15 @@ pub fn serve(
             listener,
             accept_tcp,
             export,
-            to_drive.clone(),
+            hub.clone(),
             next_client.clone(),
             stopping.clone(),
         ));
     }
-    drop(to_drive);
-    let mut drive = Drive {
-        live,
-        store: Store::new(options.store_cap),
-        export,
-        pace: options.pace,
-        clients: HashMap::new(),
-        waiting: HashMap::new(),
-        next_tag: 0,
-        started: Instant::now(),
-        trace,
-        completions: Vec::new(),
-        read_buffer: Vec::new(),
-        answered: 0,
-        waits_in_vain: 0,
-        had_client: false,
-    };
-    let outcome = run_loop(&mut drive, &from_clients, options, stop);
+    let outcome = run_loop(&hub, options, stop);
     stopping.store(true, Ordering::Relaxed);
+    let mut drive = hub.lock();
+    drive.finished = true;
     let drained = drive.drain();
     for state in drive.clients.values() {
         state.writer.get_ref().shutdown();
@@ -819,45 +908,29 @@ pub fn serve(
     }
     outcome?;
     drained?;
+    if let Some(error) = drive.error.take() {
+        return Err(error.into());
+    }
     log(&format!(
         "{} requests answered; {} bytes stored; {} waits for a client's next request ended without one",
         drive.answered,
         drive.store.stored_bytes(),
         drive.waits_in_vain
     ));
+    drop(drive);
+    let hub = Arc::try_unwrap(hub).map_err(|_| ServeError::Io("a connection still holds the drive".to_string()))?;
+    let drive = hub
+        .drive
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(drive.live.finish())
 }
 
-/// Polls the channel, yielding the core between polls, for at most [`SPIN_WAIT`].
-fn spin_receive(from_clients: &Receiver<Message>) -> Option<Message> {
-    let started = Instant::now();
-    while started.elapsed() < SPIN_WAIT {
-        match from_clients.try_recv() {
-            Ok(message) => return Some(message),
-            Err(TryRecvError::Empty) => thread::yield_now(),
-            Err(TryRecvError::Disconnected) => return None,
-        }
-    }
-    None
-}
-
-/// The drive's loop: take requests, run the model, answer.
-fn run_loop(
-    drive: &mut Drive,
-    from_clients: &Receiver<Message>,
-    options: &ServeOptions,
-    stop: &mut dyn FnMut() -> bool,
-) -> Result<(), RunError> {
+/// The calling thread's loop: the stop request, the end of waits for clients in a lull, and in
+/// real pace the answers at their simulated completion times.
+fn run_loop(hub: &Hub, options: &ServeOptions, stop: &mut dyn FnMut() -> bool) -> Result<(), RunError> {
     let mut last_stop_check = Instant::now();
     loop {
-        // Everything that has arrived first.
-        loop {
-            match from_clients.try_recv() {
-                Ok(message) => drive.handle(message),
-                Err(TryRecvError::Empty) => break,
-                Err(TryRecvError::Disconnected) => return Ok(()),
-            }
-        }
         if last_stop_check.elapsed() >= STOP_POLL {
             last_stop_check = Instant::now();
             if stop() {
@@ -865,41 +938,26 @@ fn run_loop(
                 return Ok(());
             }
         }
+        let mut drive = hub.lock();
+        if let Some(error) = drive.error.take() {
+            return Err(error);
+        }
         if options.once && drive.had_client && drive.clients.is_empty() {
             return Ok(());
         }
         match drive.pace {
             Pace::Virtual => {
-                if drive.live.outstanding() == 0 || drive.client_owes_requests() {
-                    drive.flush_replies();
-                    let wait = if drive.live.outstanding() == 0 {
-                        STOP_POLL
-                    } else {
-                        LOCKSTEP_WAIT
-                    };
-                    let message = if drive.live.outstanding() > 0 {
-                        // The client's next request usually follows within microseconds: poll
-                        // for it a little before sleeping (a wake-up costs more than the poll).
-                        spin_receive(from_clients).map_or_else(|| from_clients.recv_timeout(wait), Ok)
-                    } else {
-                        from_clients.recv_timeout(wait)
-                    };
-                    match message {
-                        Ok(message) => drive.handle(message),
-                        Err(RecvTimeoutError::Timeout) => {
-                            if drive.live.outstanding() > 0 {
-                                drive.lower_high_water();
-                            } else if stop() {
-                                log("stopping");
-                                return Ok(());
-                            }
-                        }
-                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                if drive.live.outstanding() > 0 && drive.last_activity.elapsed() >= LOCKSTEP_WAIT {
+                    // Nothing came for a while: a client owing its next request is in a lull.
+                    if drive.client_owes_requests() {
+                        drive.lower_high_water();
                     }
-                    continue;
+                    drive.pump();
+                    drive.flush_replies();
+                    drive.last_activity = Instant::now();
                 }
-                drive.live.step()?;
-                drive.answer_completions();
+                drop(drive);
+                thread::sleep(TICK);
             }
             Pace::Real => {
                 let now = drive.wall_time();
@@ -914,11 +972,10 @@ fn run_loop(
                     Some(_) => continue,
                     None => STOP_POLL,
                 };
-                match from_clients.recv_timeout(wait) {
-                    Ok(message) => drive.handle(message),
-                    Err(RecvTimeoutError::Timeout) => {}
-                    Err(RecvTimeoutError::Disconnected) => return Ok(()),
-                }
+                let _ = hub
+                    .woken
+                    .wait_timeout(drive, wait)
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
             }
         }
     }
