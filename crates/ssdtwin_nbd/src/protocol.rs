@@ -570,6 +570,44 @@ mod tests {
         }
     }
 
+    /// Seeded random bytes and mutations of valid messages through every parser: answers, never
+    /// a panic (the fuzzing approach of the trace readers, `readers_never_panic_on_garbage`).
+    #[test]
+    fn parsers_never_panic_on_random_bytes() {
+        let mut rng = ssdtwin_core::base::rng::Rng::stream(11, "nbd fuzz");
+        let mut byte = |rng: &mut ssdtwin_core::base::rng::Rng| rng.below(256) as u8;
+        let valid_info = info_data(b"ssdtwin", &[INFO_EXPORT, INFO_BLOCK_SIZE, INFO_NAME]);
+        let valid_request = encode_request(&request(CMD_WRITE, CMD_FLAG_FUA, 4096, 4096));
+        for _ in 0..100_000 {
+            let length = rng.below(48) as usize;
+            let bytes: Vec<u8> = (0..length).map(|_| byte(&mut rng)).collect();
+            let _ = parse_info_request(&bytes);
+            let _ = parse_name(&bytes);
+            let mut mutated = valid_info.clone();
+            for _ in 0..1 + rng.below(3) {
+                let index = rng.below(mutated.len() as u64) as usize;
+                mutated[index] = byte(&mut rng);
+            }
+            mutated.truncate(rng.below(mutated.len() as u64 + 1) as usize);
+            let _ = parse_info_request(&mutated);
+            let mut header = [0u8; 16];
+            header.iter_mut().for_each(|slot| *slot = byte(&mut rng));
+            if rng.below(2) == 0 {
+                header[0..8].copy_from_slice(&OPTION_MAGIC.to_be_bytes());
+            }
+            let _ = parse_option_header(header);
+            let _ = parse_client_flags([byte(&mut rng), byte(&mut rng), byte(&mut rng), byte(&mut rng)]);
+            let mut raw = valid_request;
+            for _ in 0..1 + rng.below(4) {
+                let index = 4 + rng.below((REQUEST_BYTES - 4) as u64) as usize;
+                raw[index] = byte(&mut rng);
+            }
+            let parsed = parse_request(&raw).expect("the magic is intact");
+            let _ = check_request(&parsed, SIZE, SIZES);
+            let _ = payload_length(&parsed, SIZES.maximum);
+        }
+    }
+
     #[test]
     fn replies_have_their_layout() {
         let reply = simple_reply(EINVAL, 0x0102_0304_0506_0708);
