@@ -74,6 +74,45 @@ def test_fio_random_writes_verify_over_nbd(tmp_path):
     assert report["latency_us"]["read"]["count"] == writes
 
 
+def test_several_clients_at_once_each_get_their_own_data_back(tmp_path):
+    need("fio")
+    with Server(tmp_path, *SMALL_DRIVE) as server:
+        fio = run(
+            "fio",
+            "--name=clients",
+            "--ioengine=nbd",
+            f"--uri={server.uri}",
+            "--numjobs=3",
+            "--offset_increment=64m",
+            "--rw=randwrite",
+            "--bs=4k",
+            "--iodepth=8",
+            "--size=16m",
+            "--verify=crc32c",
+            "--verify_fatal=1",
+            "--verify_state_save=0",
+            "--output-format=json",
+        )
+        log = server.log_text()
+        report = server.stop()
+    jobs = fio_json(fio.stdout)["jobs"]
+    assert len(jobs) == 3
+    assert all(job["error"] == 0 for job in jobs)
+    writes = 3 * 16 * 1024 * 1024 // 4096
+    assert sum(job["write"]["total_ios"] for job in jobs) == writes
+    assert report["latency_us"]["write"]["count"] == writes
+    assert report["latency_us"]["read"]["count"] == writes
+    # The three jobs' connections were open together.
+    open_now, most = 0, 0
+    for line in log.splitlines():
+        if line.endswith(": connected"):
+            open_now += 1
+        elif line.endswith((": closed", ": disconnected")):
+            open_now -= 1
+        most = max(most, open_now)
+    assert most >= 3, log
+
+
 def test_a_qemu_image_copied_in_and_out_is_unchanged(tmp_path):
     need("qemu-img", "qemu-io")
     image = tmp_path / "in.img"
