@@ -259,3 +259,25 @@ def test_clients_that_vanish_or_send_garbage_do_not_crash_or_grow_the_server(tmp
     assert "disconnected in the middle of a write's data" in log
     assert "more than the 4194304 advertised" in log
     assert "is not NBD_REQUEST_MAGIC" in log
+
+
+def test_a_deep_pipeline_is_answered_in_full_with_bounded_requests_in_flight(tmp_path):
+    with Server(tmp_path, *SMALL_DRIVE) as server:
+        sock, _ = connect(server)
+        count = 3000  # more than the 1024 requests a client may have in flight
+        sock.sendall(
+            b"".join(
+                struct.pack(">IHHQQI", REQUEST_MAGIC, 0, CMD_READ, handle, handle * 4096, 512)
+                for handle in range(count)
+            )
+        )
+        handles = set()
+        for _ in range(count):
+            error, handle, data = reply(sock, 512)
+            assert error == 0
+            assert data == bytes(512)
+            handles.add(handle)
+        assert handles == set(range(count))
+        sock.close()
+        report = server.stop()
+    assert report["latency_us"]["read"]["count"] == count

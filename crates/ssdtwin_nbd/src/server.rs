@@ -51,6 +51,12 @@ pub const MIN_BLOCK: u32 = 512;
 pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
 /// Wall time between two looks of the calling thread at a virtual-pace drive.
 const TICK: WallDuration = WallDuration::from_millis(2);
+/// Longest a reply may wait for a client to read (a client that stops reading is closed, so
+/// it cannot hold the drive).
+const REPLY_TIMEOUT: WallDuration = WallDuration::from_secs(10);
+/// Requests one client may have in flight; past it the model runs before more are read, so a
+/// client pipelining without end does not grow the server's memory.
+pub const MAX_IN_FLIGHT: u32 = 1024;
 /// Longest wall time between two checks of the stop request.
 const STOP_POLL: WallDuration = WallDuration::from_millis(50);
 /// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
@@ -430,6 +436,7 @@ fn accept<L: Send + 'static>(
 fn accept_unix(listener: &UnixListener) -> std::io::Result<Connection> {
     let (stream, _) = listener.accept()?;
     stream.set_nonblocking(false)?;
+    stream.set_write_timeout(Some(REPLY_TIMEOUT))?;
     Ok(Connection::Unix(stream))
 }
 
@@ -437,6 +444,7 @@ fn accept_tcp(listener: &TcpListener) -> std::io::Result<Connection> {
     let (stream, _) = listener.accept()?;
     stream.set_nonblocking(false)?;
     stream.set_nodelay(true)?;
+    stream.set_write_timeout(Some(REPLY_TIMEOUT))?;
     Ok(Connection::Tcp(stream))
 }
 
@@ -674,8 +682,9 @@ impl Drive {
             }
             state.unflushed = true;
             if let Err(error) = result {
-                log(&format!("client {client}: reply lost: {error}"));
+                log(&format!("client {client}: reply lost: {error}; closing"));
                 state.broken = true;
+                state.writer.get_ref().shutdown();
             }
         }
         self.close_if_done(client);
@@ -698,8 +707,9 @@ impl Drive {
             if state.unflushed && !state.broken {
                 state.unflushed = false;
                 if let Err(error) = state.writer.flush() {
-                    log(&format!("client {client}: replies lost: {error}"));
+                    log(&format!("client {client}: replies lost: {error}; closing"));
                     state.broken = true;
+                    state.writer.get_ref().shutdown();
                 }
             }
         }
@@ -721,6 +731,22 @@ impl Drive {
             if state.in_flight < state.high_water {
                 state.high_water = state.in_flight;
                 state.lull = true;
+            }
+        }
+    }
+
+    /// Runs the model until `client` has fewer than [`MAX_IN_FLIGHT`] requests in flight.
+    fn bound_in_flight(&mut self, client: u64) {
+        while self.error.is_none()
+            && self.live.outstanding() > 0
+            && self
+                .clients
+                .get(&client)
+                .is_some_and(|state| state.in_flight >= MAX_IN_FLIGHT)
+        {
+            match self.live.step() {
+                Ok(_) => self.answer_completions(),
+                Err(error) => self.error = Some(error),
             }
         }
     }
@@ -766,7 +792,14 @@ impl Hub {
             return false;
         }
         let closed = matches!(message, Message::Closed { .. });
+        let from = match &message {
+            Message::Request { client, .. } => Some(*client),
+            _ => None,
+        };
         drive.handle(message);
+        if let Some(client) = from {
+            drive.bound_in_flight(client);
+        }
         drive.last_activity = Instant::now();
         if drive.pace == Pace::Real {
             self.woken.notify_one();
