@@ -575,7 +575,7 @@ mod tests {
     #[test]
     fn parsers_never_panic_on_random_bytes() {
         let mut rng = ssdtwin_core::base::rng::Rng::stream(11, "nbd fuzz");
-        let mut byte = |rng: &mut ssdtwin_core::base::rng::Rng| rng.below(256) as u8;
+        let byte = |rng: &mut ssdtwin_core::base::rng::Rng| rng.below(256) as u8;
         let valid_info = info_data(b"ssdtwin", &[INFO_EXPORT, INFO_BLOCK_SIZE, INFO_NAME]);
         let valid_request = encode_request(&request(CMD_WRITE, CMD_FLAG_FUA, 4096, 4096));
         for _ in 0..100_000 {
