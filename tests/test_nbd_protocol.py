@@ -5,8 +5,11 @@ closed connection and a log line; the server keeps serving and its memory does n
 
 from __future__ import annotations
 
+import re
 import socket
 import struct
+
+import pytest
 
 from nbd_server import SMALL_DRIVE, Server
 
@@ -281,3 +284,52 @@ def test_a_deep_pipeline_is_answered_in_full_with_bounded_requests_in_flight(tmp
         sock.close()
         report = server.stop()
     assert report["latency_us"]["read"]["count"] == count
+
+
+@pytest.mark.parametrize("capacitance_uf", [1000, 10])
+def test_a_power_loss_keeps_acknowledged_writes_except_the_reported_lost_ones(tmp_path, capacitance_uf):
+    # 1000 uF (the default) holds the energy to save every acknowledged write; 10 uF saves none.
+    capacitance = ["--set", f"plp.capacitance={capacitance_uf}"]
+    with Server(tmp_path, *SMALL_DRIVE, *capacitance, "--power-loss-at", "400us") as server:
+        sock, _ = connect(server)
+        pattern = lambda index: struct.pack(">I", index + 1) * 1024  # noqa: E731
+        offset = lambda index: index * 7 * 4096  # noqa: E731
+        acknowledged, sent = [], 0
+        try:
+            while sent < 32:
+                request(sock, CMD_WRITE, offset(sent), 4096, sent, data=pattern(sent))
+                sent += 1
+            while sent < 5000:
+                error, handle, _ = reply(sock)
+                assert error == 0
+                acknowledged.append(handle)
+                request(sock, CMD_WRITE, offset(sent), 4096, sent, data=pattern(sent))
+                sent += 1
+        except (ConnectionError, OSError):
+            pass  # the power loss dropped the connection
+        assert sent < 5000, "the power loss should have cut the session"
+        log = server.log_text()
+        match = re.search(r"power lost at .*lost LBAs \(4096 B units\): \[([0-9,]*)\]", log)
+        assert match, log
+        lost = {int(lba) for lba in match.group(1).split(",") if lba}
+        # The drive serves again: every acknowledged write reads back, except the lost ones.
+        sock, _ = connect(server)
+        for index in acknowledged:
+            request(sock, CMD_READ, offset(index), 4096, index)
+            error, handle, data = reply(sock, 4096)
+            assert (error, handle) == (0, index)
+            expected = bytes(4096) if offset(index) // 4096 in lost else pattern(index)
+            assert data == expected, index
+        sock.close()
+        report = server.stop()
+    (event,) = report["power_loss"]["events"]
+    assert set(event["lost_lbas"]) == lost
+    acknowledged_units = {offset(index) // 4096 for index in acknowledged}
+    assert lost <= acknowledged_units, lost - acknowledged_units
+    assert len(acknowledged) > 32
+    unflushed = int(re.search(r"(\d+) acknowledged writes not on flash", log).group(1))
+    assert unflushed > 0
+    if capacitance_uf == 10:
+        assert lost
+    else:
+        assert not lost

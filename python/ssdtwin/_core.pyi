@@ -64,13 +64,15 @@ def serve_nbd(
     store_cap: str = "4GiB",
     once: bool = False,
     record_trace: str | None = None,
+    power_loss_at: str | None = None,
 ) -> str:
     """Serves the scenario's drive as a Network Block Device on a Unix `socket` and/or a TCP
     `listen` address ("127.0.0.1:10809") without holding the GIL, until Ctrl-C or, with `once`,
     until the last client has disconnected; returns the session's report as JSON text (as `run`).
     `pace` is "virtual" (reply once the model has completed the request) or "real" (reply at the
     simulated completion time, on the wall clock); `store_cap` bounds the written data kept in
-    memory; `record_trace` writes the requests as an MSR Cambridge trace. Raises `OSError` when it
+    memory; `record_trace` writes the requests as an MSR Cambridge trace; `power_loss_at` ("5ms")
+    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped). Raises `OSError` when it
     cannot listen, `ConfigError` for a bad scenario, `ValueError` for a bad option."""
 
 def schema() -> str:

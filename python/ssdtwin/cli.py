@@ -12,7 +12,8 @@
     ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
     ssdtwin plot TIMESERIES.parquet [--columns A,B | --thermal] -o FIG.png
     ssdtwin serve [SCENARIO.toml] --nbd (--socket PATH | --listen HOST:PORT) [--pace virtual|real]
-                  [--json FILE] [--record-trace FILE.csv] [--store-cap SIZE] [--once] [--set KEY=VALUE ...]
+                  [--json FILE] [--record-trace FILE.csv] [--store-cap SIZE] [--once] [--power-loss-at TIME]
+                  [--set KEY=VALUE ...]
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
@@ -192,6 +193,12 @@ def _simulate(
 )
 @click.option("--store-cap", default="4GiB", show_default=True, help="Most written data kept in memory.")
 @click.option("--once", is_flag=True, help="End when the last client has disconnected.")
+@click.option(
+    "--power-loss-at",
+    metavar="TIME",
+    help="Cut the power once the simulation reaches TIME (e.g. 5ms): the writes the power-loss "
+    "protection cannot save are lost and logged, connections drop, the drive serves again.",
+)
 @click.option("--set", "set_overrides", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
 @click.option("--quiet", "-q", is_flag=True, help="Print no summary at the end.")
 def serve_command(
@@ -204,6 +211,7 @@ def serve_command(
     record_trace: str | None,
     store_cap: str,
     once: bool,
+    power_loss_at: str | None,
     set_overrides: tuple[str, ...],
     quiet: bool,
 ) -> None:
@@ -226,6 +234,7 @@ def serve_command(
             store_cap=store_cap,
             once=once,
             record_trace=record_trace,
+            power_loss_at=power_loss_at,
         )
     except ConfigError as error:
         fail(str(error).rstrip())
@@ -637,6 +646,40 @@ def print_summary(report: Report, console: Console) -> None:
     throttle = data.get("throttle")
     if isinstance(throttle, Mapping) and throttle.get("policy", "none") != "none":
         print_throttle(throttle, console)
+    print_dram(data, console)
+
+
+def print_dram(data: Mapping[str, Any], console: Console) -> None:
+    """The report's `buffer`, `mapping_cache`, `plp` and `power_loss` blocks, one line each (when present)."""
+    lines = []
+    if isinstance(data.get("buffer"), Mapping):
+        lines.append(
+            f"Write buffer: hit ratio {_format(lookup(data, 'buffer.hit_ratio'), '{:.1%}')}, "
+            f"{_format(lookup(data, 'buffer.coalesced'), '{:,}')} coalesced, "
+            f"peak {_format(lookup(data, 'buffer.peak_units'), '{:,}')} units"
+        )
+    if isinstance(data.get("mapping_cache"), Mapping):
+        lines.append(
+            f"Mapping table ({lookup(data, 'mapping_cache.mode')}): hit ratio "
+            f"{_format(lookup(data, 'mapping_cache.hit_ratio'), '{:.1%}')}, dirty pages at most "
+            f"{_format(lookup(data, 'mapping_cache.max_dirty_pages'), '{:,}')} of "
+            f"{_format(lookup(data, 'mapping_cache.protected_pages'), '{:,}')} protected"
+        )
+    if isinstance(data.get("plp"), Mapping):
+        lines.append(
+            f"PLP: {_format(lookup(data, 'plp.usable_energy_j'), '{:.3g} J')} usable, "
+            f"{_format(lookup(data, 'plp.protected_pages'), '{:,}')} pages protected"
+        )
+    for event in (data.get("power_loss") or {}).get("events", []):
+        at, lost = _format(event.get("at_s"), "{:.6g} s"), _format(event.get("lost_writes"), "{:,}")
+        pages = _format(event.get("lost_mapping_pages"), "{:,}")
+        flush = _format(event.get("flush_time_s"), "{:.3g} s")
+        energy = _format(event.get("energy_used_j"), "{:.3g} J")
+        lines.append(
+            f"Power cut at {at}: {lost} writes and {pages} translation pages lost, flush {flush}, {energy}"
+        )
+    for line in lines:
+        console.print(line, markup=False)
 
 
 def print_thermal(thermal: Mapping[str, Any], console: Console) -> None:

@@ -60,6 +60,9 @@ enum Command {
         /// End when the last client has disconnected.
         #[arg(long)]
         once: bool,
+        /// Cut the power at this simulated time, e.g. 5ms: connections drop, the lost LBAs are logged.
+        #[arg(long, value_name = "TIME")]
+        power_loss_at: Option<String>,
         /// Override a scenario key, e.g. `--set flash.channels=8`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
@@ -132,6 +135,7 @@ fn execute(command: Command) -> Result<(), String> {
             record_trace,
             store_cap,
             once,
+            power_loss_at,
             overrides,
         } => {
             let source = scenario.map_or(ScenarioSource::Default, ScenarioSource::File);
@@ -149,6 +153,10 @@ fn execute(command: Command) -> Result<(), String> {
                 store_cap,
                 once,
                 record_trace,
+                power_loss_at: power_loss_at
+                    .map(|text| ssdtwin_core::base::units::parse_duration(&text))
+                    .transpose()
+                    .map_err(|error| format!("--power-loss-at: {error}"))?,
             };
             let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = interrupted.clone();

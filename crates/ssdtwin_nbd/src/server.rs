@@ -83,6 +83,8 @@ pub struct ServeOptions {
     pub once: bool,
     /// Record the requests (arrival, kind, offset, size) as an MSR Cambridge trace.
     pub record_trace: Option<PathBuf>,
+    /// Cut the power once the simulation reaches this simulated time.
+    pub power_loss_at: Option<Duration>,
 }
 
 /// Why the server could not start or stopped with an error.
@@ -501,6 +503,8 @@ struct Drive {
     error: Option<RunError>,
     /// The session is over: connections are no longer served.
     finished: bool,
+    /// A power cut still to come, at this simulated time.
+    power_loss_at: Option<Time>,
     had_client: bool,
 }
 
@@ -735,6 +739,43 @@ impl Drive {
         }
     }
 
+    /// Cuts the power once the simulation has reached `power_loss_at`: the model says which
+    /// acknowledged writes its power-loss protection could not save; those units read back zeros
+    /// from now on (the store keeps no older data; for units written once, zeros are their
+    /// previous data), every connection is dropped, and the server goes on serving.
+    fn check_power_loss(&mut self) {
+        let Some(at) = self.power_loss_at else {
+            return;
+        };
+        if self.live.now() < at {
+            return;
+        }
+        self.power_loss_at = None;
+        let event = self.live.power_loss();
+        let unit = self.live.unit_bytes();
+        for &lba in &event.lost_lbas {
+            self.store.zero(u64::from(lba) * unit, unit);
+        }
+        let lost: Vec<String> = event.lost_lbas.iter().map(u32::to_string).collect();
+        log(&format!(
+            "power lost at {:.6} s: {} acknowledged writes not on flash, {} lost; drive back at {:.6} s; \
+             lost LBAs ({} B units): [{}]",
+            event.at_s,
+            event.unflushed_writes,
+            event.lost_writes,
+            event.resumed_at_s,
+            unit,
+            lost.join(",")
+        ));
+        // Acknowledgements the drive gave before the cut still reach their clients.
+        self.flush_replies();
+        for (client, state) in self.clients.drain() {
+            state.writer.get_ref().shutdown();
+            log(&format!("client {client}: dropped by the power loss"));
+        }
+        self.waiting.clear();
+    }
+
     /// Runs the model until `client` has fewer than [`MAX_IN_FLIGHT`] requests in flight.
     fn bound_in_flight(&mut self, client: u64) {
         while self.error.is_none()
@@ -745,7 +786,10 @@ impl Drive {
                 .is_some_and(|state| state.in_flight >= MAX_IN_FLIGHT)
         {
             match self.live.step() {
-                Ok(_) => self.answer_completions(),
+                Ok(_) => {
+                    self.answer_completions();
+                    self.check_power_loss();
+                }
                 Err(error) => self.error = Some(error),
             }
         }
@@ -755,7 +799,10 @@ impl Drive {
     fn pump(&mut self) {
         while self.error.is_none() && self.live.outstanding() > 0 && !self.client_owes_requests() {
             match self.live.step() {
-                Ok(_) => self.answer_completions(),
+                Ok(_) => {
+                    self.answer_completions();
+                    self.check_power_loss();
+                }
                 Err(error) => self.error = Some(error),
             }
         }
@@ -871,6 +918,7 @@ pub fn serve(
             last_activity: Instant::now(),
             error: None,
             finished: false,
+            power_loss_at: options.power_loss_at.map(|at| Time::ZERO + at),
             had_client: false,
         }),
         woken: Condvar::new(),
@@ -996,6 +1044,7 @@ fn run_loop(hub: &Hub, options: &ServeOptions, stop: &mut dyn FnMut() -> bool) -
                 let now = drive.wall_time();
                 drive.live.advance_to(now);
                 drive.answer_completions();
+                drive.check_power_loss();
                 drive.flush_replies();
                 let wait = match drive.live.next_event_time() {
                     Some(next) if next > now => {

@@ -195,7 +195,7 @@ mod _core {
     /// Ctrl-C (a pending SIGINT, checked every few tens of milliseconds) or, with `once`, until the
     /// last client has gone; returns the session's report as JSON text, as `run` does.
     #[pyfunction]
-    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, socket=None, listen=None, pace="virtual", store_cap="4GiB", once=false, record_trace=None))]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, socket=None, listen=None, pace="virtual", store_cap="4GiB", once=false, record_trace=None, power_loss_at=None))]
     #[allow(clippy::too_many_arguments)]
     fn serve_nbd(
         py: Python<'_>,
@@ -210,6 +210,7 @@ mod _core {
         store_cap: &str,
         once: bool,
         record_trace: Option<PathBuf>,
+        power_loss_at: Option<&str>,
     ) -> PyResult<String> {
         let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
             .map_err(|error| config_error(py, error))?;
@@ -232,6 +233,10 @@ mod _core {
             store_cap,
             once,
             record_trace,
+            power_loss_at: power_loss_at
+                .map(ssdtwin_core::base::units::parse_duration)
+                .transpose()
+                .map_err(|error| PyValueError::new_err(format!("--power-loss-at: {error}")))?,
         };
         let mut raised: Option<PyErr> = None;
         let mut stop = || {

@@ -39,6 +39,9 @@ pub enum Event {
     BufferReadDone { transaction: u32 },
     /// The channel's current grant ends and dies wait for it: grant the next.
     ChannelFree { channel: u32 },
+    // ------------------------------------------------ power loss (`sim/plp.rs`)
+    /// Power fails: the drive flushes what its capacitors allow, then restarts.
+    PowerLoss,
     // ------------------------------------------------ thermal model (`sim/thermal.rs`)
     /// Advance the temperatures to now and let the throttling policy look at them.
     ThermalStep,

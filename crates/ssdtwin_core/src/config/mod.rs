@@ -16,11 +16,13 @@ use std::path::{Path, PathBuf};
 
 pub use crate::base::error::ConfigError;
 pub use crate::base::units::{self, ByteSize, TransferRate};
+pub use crate::controller::buffer::params::*;
 pub use crate::controller::params::*;
 pub use crate::flash::params::*;
 pub use crate::ftl::params::*;
 pub use crate::host::params::*;
 pub use crate::power::params::*;
+pub use crate::power::plp::{PlpConfig, PowerLossConfig};
 pub use crate::sim::scenario::Scenario;
 pub use crate::thermal::params::*;
 pub use crate::thermal::throttle::params::*;

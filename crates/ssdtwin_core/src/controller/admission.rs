@@ -72,6 +72,19 @@ impl Controller {
 
     fn admit_read<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         let logical = self.transactions[transaction].logical;
+        if self.dram.is_some() {
+            match self.read_from_dram(transaction, logical, cx) {
+                Some(true) => {
+                    self.frame_used += 1;
+                    cx.events
+                        .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
+                    return true;
+                }
+                // Parked until its translation page is read: off the host queue.
+                Some(false) => return true,
+                None => {}
+            }
+        }
         let physical = self.ftl.mapping.physical(logical);
         if physical == NONE || !self.ftl.is_programmed(physical) {
             // Never written (reads zeros) or still in controller DRAM: no flash access.
@@ -93,6 +106,15 @@ impl Controller {
     fn admit_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         if !self.ftl.is_page_mapped() {
             return self.admit_mapped_write(transaction, cx);
+        }
+        if let Some(dram) = self.dram.as_deref() {
+            if dram.buffer.is_some() {
+                return self.admit_buffered_write(transaction, cx);
+            }
+            // Without a write buffer, host writes wait while translation-page write-backs lag.
+            if dram.writebacks_behind(self.geometry.dies) {
+                return false;
+            }
         }
         if self.pending_program.is_some() {
             return false;
@@ -126,7 +148,7 @@ impl Controller {
     }
 
     /// Opens the next program target in striping order that has room.
-    fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
+    pub(super) fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
         let targets = self.ftl.targets().len();
         for _ in 0..targets {
             let target = self.ftl.targets()[self.next_target];
@@ -155,7 +177,7 @@ impl Controller {
         false
     }
 
-    fn close_user_program<O: Observer>(&mut self, cx: &mut Context<O>) {
+    pub(super) fn close_user_program<O: Observer>(&mut self, cx: &mut Context<O>) {
         let open = self.open_program.take().expect("a program is open");
         let kind = OpKind::Program {
             stream: Stream::User,

@@ -158,6 +158,16 @@ impl Controller {
                 self.tally.erases += 1;
                 Need::Command
             }
+            OpKind::MappingRead { .. } => {
+                state.page_type = 0;
+                state.batch.clear();
+                self.tally.mapping_reads += 1;
+                Need::Command
+            }
+            OpKind::MappingProgram => {
+                self.tally.mapping_programs += 1;
+                Need::Data
+            }
             OpKind::Probe { action, .. } => match action {
                 ProbeAction::Read { page_type } => {
                     state.page_type = page_type;
@@ -238,6 +248,22 @@ impl Controller {
                 report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
+            (OpKind::MappingProgram, _) => {
+                // A translation page: a full page of data in, then a lower-page program.
+                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
+                let loaded = channel.occupy(now, chip, transfer);
+                let length = self.timing.program_time(0, &mut self.flash_rng);
+                cx.die(StateChange::DieOpStart {
+                    die,
+                    start: loaded,
+                    class: OpClass::Program,
+                    page_type: 0,
+                    duration: length,
+                });
+                let bytes = u64::from(self.geometry.units_per_page) * self.geometry.unit_bytes;
+                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
+                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
+            }
             (
                 OpKind::Probe {
                     action: ProbeAction::Program { page_type },
@@ -298,6 +324,7 @@ impl Controller {
         let units = match kind {
             OpKind::HostRead { .. } => batch,
             OpKind::GcRead { units, .. } => units,
+            OpKind::MappingRead { .. } => self.geometry.units_per_page,
             _ => 1,
         };
         let chip = self.geometry.chip_of_die(die);
@@ -408,11 +435,19 @@ impl Controller {
                     self.ftl.program_done(block, page);
                 }
                 self.issue_ready_erases(cx);
+                if self.dram.is_some() {
+                    // Write buffer and mapping-table tracking (`flush.rs`).
+                    self.on_program_done_dram(stream, &pages[..page_count as usize], units, cx);
+                }
                 if stream == Stream::User {
                     self.dies[die as usize].host_slots -= 1;
-                    self.frame_used -= units;
+                    if !self.buffered() {
+                        self.frame_used -= units;
+                    }
                 }
             }
+            OpKind::MappingRead { tpage, load } => self.on_mapping_read_done(tpage, load, cx),
+            OpKind::MappingProgram => self.on_mapping_program_done(),
             OpKind::Erase { block } => self.on_erase_done(block, cx),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
@@ -431,6 +466,9 @@ impl Controller {
             && self.channels[channel as usize].take_hand_on()
         {
             self.on_channel_free(channel, cx);
+        }
+        if self.dram.is_some() {
+            self.flush(cx);
         }
         if let Some((pending_die, pending_op)) = self.pending_program {
             let state = &mut self.dies[pending_die as usize];

@@ -16,7 +16,10 @@
 
 mod admission;
 mod array;
+pub mod buffer;
 mod dies;
+pub mod dram;
+pub mod flush;
 mod gc;
 mod limits;
 mod mapped;
@@ -78,6 +81,8 @@ pub struct Controller {
     /// Completion times of the die-level harness's operations, by probe id.
     pub probe_done: Vec<Option<Time>>,
     pub tally: Tally,
+    /// Write buffer and translation-page tracking (`flush.rs`); `None` when all are off.
+    dram: Option<Box<dram::Dram>>,
 }
 
 impl Controller {
@@ -137,6 +142,7 @@ impl Controller {
             to_host: Vec::new(),
             probe_done: Vec::new(),
             tally: Tally::default(),
+            dram: None,
             geometry,
             timing,
             ftl,

@@ -64,6 +64,15 @@ pub enum OpKind {
         block: u32,
         page: u32,
     },
+    /// A translation page read into the mapping cache (`ftl.mapping_cache = "cached"`: a miss).
+    MappingRead {
+        tpage: u32,
+        /// The page is waited for (a host read missed); otherwise the read only costs its time
+        /// (a mapping update that missed: the update is kept in DRAM meanwhile).
+        load: bool,
+    },
+    /// A translation page written back (dirty beyond the protected count, or evicted dirty).
+    MappingProgram,
     /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
     Probe {
         id: u32,
@@ -93,6 +102,7 @@ impl OpKind {
             OpKind::HostRead { .. }
                 | OpKind::GcRead { .. }
                 | OpKind::CopyRead { .. }
+                | OpKind::MappingRead { .. }
                 | OpKind::Probe {
                     action: ProbeAction::Read { .. },
                     ..

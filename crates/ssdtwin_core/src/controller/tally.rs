@@ -15,6 +15,10 @@ pub struct Tally {
     pub gc_reads: u64,
     /// Pages programmed by GC and block/BAST copies.
     pub gc_programs: u64,
+    /// Translation pages read into the mapping cache (misses).
+    pub mapping_reads: u64,
+    /// Translation pages programmed (write-backs and evictions of dirty pages).
+    pub mapping_programs: u64,
     /// Times the head of the host queue could not move.
     pub hol_events: u64,
     pub suspend: SuspendTally,

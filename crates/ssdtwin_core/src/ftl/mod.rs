@@ -32,6 +32,7 @@ mod precondition;
 pub mod snapshot;
 #[cfg(test)]
 mod tests;
+pub mod translation;
 pub mod types;
 
 use std::collections::VecDeque;

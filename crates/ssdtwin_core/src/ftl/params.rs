@@ -78,6 +78,23 @@ pub struct FtlConfig {
     /// log block sits in its data block's plane); when a plane's share is in use, its oldest log
     /// block is merged to make room. Default 64 [A]: Cho et al. do not give the pool size [blocks].
     pub log_blocks: u32,
+    /// Where the mapping table lives (docs/models/dram_buffer_plp.md): `full` (all of it in DRAM,
+    /// the default) or `cached` (DFTL: translation pages on flash, a cache of them in DRAM of
+    /// `mapping_cache_size`; a miss reads a translation page, evicting a dirty one programs it).
+    pub mapping_cache: MappingCacheKind,
+    /// With `mapping_cache = "cached"`: DRAM for cached translation pages (one flash page each,
+    /// `page_size / 4` entries of 4 B). Default 4MiB [A] [size].
+    pub mapping_cache_size: ByteSize,
+}
+
+/// Where the page-mapping table lives.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum MappingCacheKind {
+    /// The whole table in DRAM: no translation-page reads.
+    Full,
+    /// DFTL (Gupta et al., ASPLOS 2009): translation pages on flash, an LRU cache of them in DRAM.
+    Cached,
 }
 
 impl Default for FtlConfig {
@@ -91,6 +108,8 @@ impl Default for FtlConfig {
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
             log_blocks: 64,
+            mapping_cache: MappingCacheKind::Full,
+            mapping_cache_size: ByteSize(4 << 20),
         }
     }
 }

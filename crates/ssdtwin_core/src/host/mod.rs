@@ -111,6 +111,8 @@ pub struct Host {
     pub next_arrival: Option<Pending>,
     /// A workload input error (malformed trace line) that ends the run.
     pub workload_error: Option<String>,
+    /// No submission before this instant (a power cut: the drive is down until it has restarted).
+    pub paused_until: Time,
     pub link: PcieLink,
     /// Live sessions (`sim/live.rs`): the submissions and completions, in the order they happen,
     /// for the caller to match with its requests; `None` in runs.
@@ -147,6 +149,7 @@ impl Host {
             }],
             next_job: 0,
             last_submission: None,
+            paused_until: Time::ZERO,
             wakeup_pending: false,
             issued: 0,
             io_count,
@@ -197,10 +200,11 @@ impl Host {
 
     /// Earliest instant the submission gap allows the next submission.
     pub fn next_allowed(&self) -> Time {
-        match self.last_submission {
+        let gap = match self.last_submission {
             Some(last) => last + self.submission_interval,
             None => Time::ZERO,
-        }
+        };
+        gap.max(self.paused_until)
     }
 }
 

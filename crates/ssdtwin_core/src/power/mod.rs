@@ -28,6 +28,7 @@ mod accounting;
 mod meter;
 pub mod observer;
 pub mod params;
+pub mod plp;
 pub mod profile;
 pub mod rail;
 pub mod report;

@@ -143,7 +143,8 @@ impl Simulation {
             Rng::stream(scenario.seed, "ftl"),
         );
         let span_units = span_units(scenario, ftl.logical_units(), geometry.unit_bytes)?;
-        let controller = Controller::new(
+        let (plp, dram) = super::plp_model::dram_models(scenario, &geometry, &timing, ftl.logical_units());
+        let mut controller = Controller::new(
             &scenario.controller,
             &scenario.flash,
             geometry,
@@ -151,6 +152,7 @@ impl Simulation {
             ftl,
             Rng::stream(scenario.seed, "flash"),
         )?;
+        controller.set_dram(dram);
 
         let workload = if live {
             Source::External
@@ -203,6 +205,8 @@ impl Simulation {
             prepared_wall: std::time::Duration::ZERO,
             events_handled: 0,
             probes: Vec::new(),
+            plp,
+            power_losses: Vec::new(),
         })
     }
 
@@ -214,7 +218,10 @@ impl Simulation {
     /// Bytes of simulator state that scale with the drive (mapping table and block table).
     pub fn state_bytes(&self) -> usize {
         let ftl = &self.controller.ftl;
-        ftl.mapping.state_bytes() + ftl.blocks.state_bytes() + ftl.scheme_state_bytes()
+        ftl.mapping.state_bytes()
+            + ftl.blocks.state_bytes()
+            + ftl.scheme_state_bytes()
+            + self.controller.dram().map_or(0, |dram| dram.state_bytes())
     }
 
     /// Preconditions the drive and runs the workload to completion.

@@ -25,6 +25,7 @@ impl Simulation {
     pub(super) fn run_workload(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
         // Throttling limits from the starting temperatures apply to the first submission.
         self.start_thermal();
+        self.schedule_power_losses();
         let mut cx = Context {
             now: self.now,
             events: &mut self.events,
@@ -79,6 +80,7 @@ impl Simulation {
             events: &mut self.events,
             observers: &mut self.observers,
         };
+        let mut power_loss = false;
         match event {
             Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
             Event::HostArrival => host.on_arrival(controller, workload, cx),
@@ -95,11 +97,16 @@ impl Simulation {
                 controller.issue_probe(index, die, action, cx);
             }
             Event::ThermalStep => unreachable!("handled above"),
+            Event::PowerLoss => power_loss = true,
         }
         for index in 0..controller.to_host.len() {
             host.deliver(controller.to_host[index], controller, cx);
         }
         controller.to_host.clear();
+        if power_loss {
+            let event = self.power_loss();
+            self.power_losses.push(event);
+        }
     }
 
     /// Ends the run with the workload's input error (a malformed trace line), if there was one.

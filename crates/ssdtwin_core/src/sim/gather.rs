@@ -28,14 +28,15 @@ pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {
 }
 
 fn flash_counters(tally: &Tally) -> FlashCounters {
+    let (mapping_reads, mapping_programs) = (tally.mapping_reads, tally.mapping_programs);
     FlashCounters {
         reads: tally.reads,
         programs: tally.programs,
         erases: tally.erases,
         gc_reads: tally.gc_reads,
         gc_programs: tally.gc_programs,
-        mapping_reads: 0,
-        mapping_programs: 0,
+        mapping_reads,
+        mapping_programs,
     }
 }
 
@@ -120,6 +121,8 @@ impl Simulation {
         let logical_units = ftl.logical_units() as f64;
         let tally = &self.controller.tally;
         let run_wall = (wall - precondition_wall).as_secs_f64();
+        let (buffer, mapping_cache) = self.dram_reports();
+        let plp_on = self.scenario.plp.enabled || !self.scenario.power_loss.at.is_empty();
         let rate = |seconds: f64| {
             if seconds > 0.0 {
                 metrics.completed as f64 / seconds
@@ -168,6 +171,14 @@ impl Simulation {
             },
             thermal,
             throttle,
+            buffer,
+            mapping_cache,
+            plp: plp_on.then(|| self.plp.report(&self.scenario)),
+            power_loss: (!self.scenario.power_loss.at.is_empty() || !self.power_losses.is_empty()).then(|| {
+                super::plp_model::PowerLossReport {
+                    events: self.power_losses.clone(),
+                }
+            }),
             timeseries,
         }
     }

@@ -153,6 +153,15 @@ impl LiveSimulation {
         }
     }
 
+    /// The power fails now ([`Simulation::power_loss`]): the acknowledged writes the power-loss
+    /// protection cannot save are lost (listed in the event), the host pauses until the drive has
+    /// restarted. Commands in flight still complete.
+    pub fn power_loss(&mut self) -> crate::sim::plp_model::PowerLossEvent {
+        let event = self.simulation.power_loss();
+        self.simulation.power_losses.push(event.clone());
+        event
+    }
+
     /// Moves the completions collected so far to the end of `into`.
     pub fn take_completions(&mut self, into: &mut Vec<LiveCompletion>) {
         into.append(&mut self.completions);

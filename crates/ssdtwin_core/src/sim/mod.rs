@@ -13,6 +13,8 @@ mod gather;
 pub mod harness;
 pub mod live;
 mod observers;
+mod plp;
+pub mod plp_model;
 pub mod report;
 pub mod scenario;
 mod snapshot;
@@ -73,4 +75,8 @@ pub struct Simulation {
     events_handled: u64,
     /// Operations of the die-level harness: die and action, by probe id.
     probes: Vec<(u32, ProbeAction)>,
+    /// What the hold-up capacitors can flush (`plp.rs`).
+    plp: plp_model::PlpModel,
+    /// Power cuts so far.
+    power_losses: Vec<plp_model::PowerLossEvent>,
 }

@@ -39,6 +39,18 @@ pub struct Report {
     /// Throttling, when `thermal.enabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub throttle: Option<ThrottleReport>,
+    /// The DRAM write buffer, when `buffer.capacity` > 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<super::plp_model::BufferReport>,
+    /// Translation-page tracking, with `ftl.mapping_cache = "cached"`, `plp.enabled`, LIDF or power cuts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mapping_cache: Option<super::plp_model::MappingCacheReport>,
+    /// Power-loss protection figures, with `plp.enabled` or power cuts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plp: Option<super::plp_model::PlpReport>,
+    /// Injected power cuts, with `power_loss.at`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub power_loss: Option<super::plp_model::PowerLossReport>,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,

@@ -7,11 +7,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::controller::buffer::params::BufferConfig;
 use crate::controller::params::ControllerConfig;
 use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
 use crate::power::params::PowerConfig;
+use crate::power::plp::{PlpConfig, PowerLossConfig};
 use crate::thermal::params::ThermalConfig;
 use crate::thermal::throttle::params::ThrottleConfig;
 use crate::workload::params::WorkloadConfig;
@@ -33,6 +35,12 @@ pub struct Scenario {
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
     pub throttle: ThrottleConfig,
+    /// The DRAM write buffer (off by default).
+    pub buffer: BufferConfig,
+    /// Power-loss protection: hold-up capacitors and the protected share of the mapping table.
+    pub plp: PlpConfig,
+    /// Power cuts injected during the run.
+    pub power_loss: PowerLossConfig,
 }
 
 impl Default for Scenario {
@@ -48,6 +56,9 @@ impl Default for Scenario {
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),
             throttle: ThrottleConfig::default(),
+            buffer: BufferConfig::default(),
+            plp: PlpConfig::default(),
+            power_loss: PowerLossConfig::default(),
         }
     }
 }

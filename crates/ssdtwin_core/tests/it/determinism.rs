@@ -301,3 +301,26 @@ fn a_snapshot_of_another_drive_is_refused_naming_the_key() {
     assert!(error.message.contains("not an ssdtwin drive snapshot"), "{error}");
     std::fs::remove_file(&path).unwrap();
 }
+
+#[test]
+fn the_dram_models_and_power_cuts_are_deterministic() {
+    // Write buffer with LIDF, the cached mapping table, a protected ratio and a power cut: the
+    // hash tables and heaps they use must not leak iteration order into the run.
+    let scenario = scenario(&[
+        "workload.read_fraction=0.3",
+        "workload.precondition=fill",
+        "workload.io_count=20000",
+        "host.queue_depth=16",
+        "buffer.capacity=2MiB",
+        "buffer.flush_order=lidf",
+        "ftl.mapping_cache=cached",
+        "ftl.mapping_cache_size=64KiB",
+        "plp.enabled=true",
+        "plp.protected_ratio=0.2",
+        "power_loss.at=[\"20ms\"]",
+    ]);
+    let first = run(&scenario);
+    let second = run(&scenario);
+    assert!(first.power_loss.as_ref().is_some_and(|cuts| cuts.events.len() == 1));
+    assert_eq!(simulated_part(&first), simulated_part(&second));
+}

@@ -14,6 +14,7 @@ mod bounds;
 mod channel_bound;
 mod channel_timing;
 mod determinism;
+mod dram;
 mod ftl_invariants;
 mod host;
 mod layers;

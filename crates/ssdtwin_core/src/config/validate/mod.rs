@@ -3,6 +3,7 @@
 //! controller, flash, ftl, workload, power, thermal, throttle) and the first failure is reported.
 
 mod checks;
+mod dram;
 mod drive;
 mod power;
 #[cfg(test)]
@@ -19,5 +20,6 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::ftl(&scenario.ftl, &scenario.flash)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     power::power(&scenario.power, &scenario.flash)?;
-    thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)
+    thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
+    dram::dram(scenario)
 }
