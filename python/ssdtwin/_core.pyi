@@ -72,8 +72,9 @@ def serve_nbd(
     `pace` is "virtual" (reply once the model has completed the request) or "real" (reply at the
     simulated completion time, on the wall clock); `store_cap` bounds the written data kept in
     memory; `record_trace` writes the requests as an MSR Cambridge trace; `power_loss_at` ("5ms")
-    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped). Raises `OSError` when it
-    cannot listen, `ConfigError` for a bad scenario, `ValueError` for a bad option."""
+    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped).
+    Raises `OSError` when it cannot listen, `ConfigError` for a bad scenario, `ValueError` for a
+    bad option."""
 
 def schema() -> str:
     """The JSON schema of the scenario file, as JSON text."""
