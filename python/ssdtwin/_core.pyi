@@ -52,6 +52,30 @@ def resolve(
     """Loads and validates a scenario as `run` does, without running it; returns the resolved
     scenario as JSON text."""
 
+def serve_nbd(
+    scenario_path: str | None,
+    scenario_json: str | None,
+    base_dir: str,
+    set_overrides: list[str],
+    json_overrides: list[tuple[str, str]],
+    socket: str | None = None,
+    listen: str | None = None,
+    pace: str = "virtual",
+    store_cap: str = "4GiB",
+    once: bool = False,
+    record_trace: str | None = None,
+    power_loss_at: str | None = None,
+) -> str:
+    """Serves the scenario's drive as a Network Block Device on a Unix `socket` and/or a TCP
+    `listen` address ("127.0.0.1:10809") without holding the GIL, until Ctrl-C or, with `once`,
+    until the last client has disconnected; returns the session's report as JSON text (as `run`).
+    `pace` is "virtual" (reply once the model has completed the request) or "real" (reply at the
+    simulated completion time, on the wall clock); `store_cap` bounds the written data kept in
+    memory; `record_trace` writes the requests as an MSR Cambridge trace; `power_loss_at` ("5ms")
+    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped).
+    Raises `OSError` when it cannot listen, `ConfigError` for a bad scenario, `ValueError` for a
+    bad option."""
+
 def schema() -> str:
     """The JSON schema of the scenario file, as JSON text."""
 

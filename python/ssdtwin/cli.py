@@ -11,6 +11,9 @@
     ssdtwin plot DIR --x KEY --y KEY [--hue KEY] [--facet KEY] -o FIG.png|svg|pdf
     ssdtwin plot --cdf read|write|all REPORT.json... (or DIR) -o FIG.png
     ssdtwin plot TIMESERIES.parquet [--columns A,B | --thermal] -o FIG.png
+    ssdtwin serve [SCENARIO.toml] --nbd (--socket PATH | --listen HOST:PORT) [--pace virtual|real]
+                  [--json FILE] [--record-trace FILE.csv] [--store-cap SIZE] [--once] [--power-loss-at TIME]
+                  [--set KEY=VALUE ...]
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -166,6 +170,95 @@ def _simulate(
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(EXIT_INTERRUPTED)
+
+
+@main.command("serve")
+@click.argument("scenario", required=False, metavar="[SCENARIO.toml]")
+@click.option("--nbd", is_flag=True, required=True, help="Serve over the Network Block Device protocol.")
+@click.option("--socket", "socket_path", metavar="PATH", help="Listen on this Unix socket.")
+@click.option("--listen", metavar="HOST:PORT", help="Listen on this TCP address, e.g. 127.0.0.1:10809.")
+@click.option(
+    "--pace",
+    type=click.Choice(["virtual", "real"]),
+    default="virtual",
+    show_default=True,
+    help="virtual: reply as soon as the model has completed a request; real: reply at its simulated "
+    "completion time on the wall clock.",
+)
+@click.option("--json", "json_path", metavar="FILE|-", help="Write the session's report as JSON at the end.")
+@click.option(
+    "--record-trace",
+    metavar="FILE.csv",
+    help="Record the requests as an MSR Cambridge trace (replay: ssdtwin run with workload.kind=trace).",
+)
+@click.option("--store-cap", default="4GiB", show_default=True, help="Most written data kept in memory.")
+@click.option("--once", is_flag=True, help="End when the last client has disconnected.")
+@click.option(
+    "--power-loss-at",
+    metavar="TIME",
+    help="Cut the power once the simulation reaches TIME (e.g. 5ms): the writes the power-loss "
+    "protection cannot save are lost and logged, connections drop, the drive serves again.",
+)
+@click.option("--set", "set_overrides", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
+@click.option("--quiet", "-q", is_flag=True, help="Print no summary at the end.")
+def serve_command(
+    scenario: str | None,
+    nbd: bool,
+    socket_path: str | None,
+    listen: str | None,
+    pace: str,
+    json_path: str | None,
+    record_trace: str | None,
+    store_cap: str,
+    once: bool,
+    power_loss_at: str | None,
+    set_overrides: tuple[str, ...],
+    quiet: bool,
+) -> None:
+    """Serve the drive of SCENARIO.toml (or the default scenario) as a Network Block Device; Ctrl-C
+    (or --once, when the last client leaves) ends the session and writes its report."""
+    del nbd  # the only protocol; required so the command line says what it serves
+    if socket_path is None and listen is None:
+        fail("give --socket PATH or --listen HOST:PORT")
+    # Ctrl-C and SIGTERM end the session with its report, also when SIGINT came in ignored (a
+    # server started in the background by a shell).
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.default_int_handler)
+    try:
+        arguments = core_arguments(scenario, {}, list(set_overrides))
+        text = _core.serve_nbd(
+            *arguments,
+            socket=socket_path,
+            listen=listen,
+            pace=pace,
+            store_cap=store_cap,
+            once=once,
+            record_trace=record_trace,
+            power_loss_at=power_loss_at,
+        )
+    except ConfigError as error:
+        fail(str(error).rstrip())
+    except SimulationError as error:
+        fail(f"session stopped: {error}")
+    except OSError as error:
+        fail(f"{error.strerror or error}: {error.filename}" if error.filename else str(error))
+    except ValueError as error:
+        fail(str(error))
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    report = Report(json.loads(text))
+    if json_path == "-":
+        click.echo(report.to_json())
+        return
+    if json_path is not None:
+        try:
+            with open(json_path, "w", encoding="utf-8") as file:
+                file.write(report.to_json() + "\n")
+        except OSError as error:
+            fail(f"cannot write {json_path}: {error.strerror or error}")
+    if not quiet:
+        print_summary(report, Console(stderr=True))
 
 
 @main.command("schema")

@@ -5,6 +5,8 @@
 //! simulated host I/Os per wall-clock second and peak memory.
 //! `ssdtwin-cli soak` runs a long mixed workload and checks that memory stays flat and the FTL's
 //! invariants hold at the end (`scripts/soak.sh`).
+//! `ssdtwin-cli serve [SCENARIO] --nbd --socket PATH` serves the drive over NBD (see README,
+//! "Serve the drive over NBD"); Ctrl-C (or `--once`, after the last client) writes the report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -32,6 +34,41 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
+    /// Serve the scenario's drive as a Network Block Device; at Ctrl-C (or with `--once` when the
+    /// last client leaves) write the session's report.
+    Serve {
+        scenario: Option<PathBuf>,
+        /// Serve over the NBD protocol (the only protocol so far).
+        #[arg(long, required = true)]
+        nbd: bool,
+        /// Listen on this Unix socket.
+        #[arg(long, value_name = "PATH")]
+        socket: Option<PathBuf>,
+        /// Listen on this TCP address, e.g. 127.0.0.1:10809 (port 0: any free port).
+        #[arg(long, value_name = "ADDRESS")]
+        listen: Option<std::net::SocketAddr>,
+        /// `virtual`: reply as soon as the model has the completion; `real`: at its simulated time.
+        #[arg(long, value_enum, default_value = "virtual")]
+        pace: PaceArg,
+        /// Write the report (the schema of `run`) to this file at the end.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Record the requests as an MSR Cambridge trace, replayable with `run`.
+        #[arg(long, value_name = "FILE")]
+        record_trace: Option<PathBuf>,
+        /// Most written data kept in memory, e.g. 4GiB.
+        #[arg(long, default_value = "4GiB")]
+        store_cap: String,
+        /// End when the last client has disconnected.
+        #[arg(long)]
+        once: bool,
+        /// Cut the power at this simulated time, e.g. 5ms: connections drop, the lost LBAs are logged.
+        #[arg(long, value_name = "TIME")]
+        power_loss_at: Option<String>,
+        /// Override a scenario key, e.g. `--set flash.channels=8`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        overrides: Vec<String>,
+    },
     /// Run one benchmark case and print I/Os per wall-clock second and peak memory.
     Bench {
         case: BenchCase,
@@ -53,6 +90,12 @@ enum Command {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PaceArg {
+    Virtual,
+    Real,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -96,6 +139,55 @@ fn execute(command: Command) -> Result<(), String> {
             overrides,
         } => bench(case, io_count, &overrides),
         Command::Soak { io_count, overrides } => soak(io_count, &overrides),
+        Command::Serve {
+            scenario,
+            nbd: _,
+            socket,
+            listen,
+            pace,
+            json,
+            record_trace,
+            store_cap,
+            once,
+            power_loss_at,
+            overrides,
+        } => {
+            let source = scenario.map_or(ScenarioSource::Default, ScenarioSource::File);
+            let scenario = load(&source, &parse_overrides(&overrides)?).map_err(|error| error.to_string())?;
+            let store_cap = ssdtwin_core::base::units::parse_byte_size(&store_cap)
+                .map_err(|error| format!("--store-cap: {error}"))?
+                .0;
+            let options = ssdtwin_nbd::ServeOptions {
+                socket,
+                listen,
+                pace: match pace {
+                    PaceArg::Virtual => ssdtwin_nbd::Pace::Virtual,
+                    PaceArg::Real => ssdtwin_nbd::Pace::Real,
+                },
+                store_cap,
+                once,
+                record_trace,
+                power_loss_at: power_loss_at
+                    .map(|text| ssdtwin_core::base::units::parse_duration(&text))
+                    .transpose()
+                    .map_err(|error| format!("--power-loss-at: {error}"))?,
+            };
+            let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = interrupted.clone();
+            ctrlc::set_handler(move || flag.store(true, std::sync::atomic::Ordering::Relaxed))
+                .map_err(|error| error.to_string())?;
+            let report = ssdtwin_nbd::serve(&scenario, &options, &mut || {
+                interrupted.load(std::sync::atomic::Ordering::Relaxed)
+            })
+            .map_err(|error| error.to_string())?;
+            let text = serde_json::to_string_pretty(&report.to_json()).expect("JSON");
+            match json {
+                Some(path) => write_atomically(&path, &text)
+                    .map_err(|error| format!("cannot write {}: {error}", path.display()))?,
+                None => println!("{text}"),
+            }
+            Ok(())
+        }
     }
 }
 
@@ -245,4 +337,17 @@ fn status_kib(field: &str) -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|line| line.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Writes `text` to a temporary file beside `path`, then renames it over `path`: a killed
+/// process leaves the old file or the new one, never part of one.
+fn write_atomically(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let written = std::fs::write(&temporary, text).and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }

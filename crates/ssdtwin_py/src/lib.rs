@@ -191,6 +191,85 @@ mod _core {
         }
     }
 
+    /// Serves the scenario's drive over NBD (`ssdtwin_nbd::serve`) without holding the GIL, until
+    /// Ctrl-C (a pending SIGINT, checked every few tens of milliseconds) or, with `once`, until the
+    /// last client has gone; returns the session's report as JSON text, as `run` does.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, socket=None, listen=None, pace="virtual", store_cap="4GiB", once=false, record_trace=None, power_loss_at=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn serve_nbd(
+        py: Python<'_>,
+        scenario_path: Option<PathBuf>,
+        scenario_json: Option<&str>,
+        base_dir: PathBuf,
+        set_overrides: Vec<String>,
+        json_overrides: Vec<(String, String)>,
+        socket: Option<PathBuf>,
+        listen: Option<&str>,
+        pace: &str,
+        store_cap: &str,
+        once: bool,
+        record_trace: Option<PathBuf>,
+        power_loss_at: Option<&str>,
+    ) -> PyResult<String> {
+        let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
+            .map_err(|error| config_error(py, error))?;
+        let listen = listen
+            .map(|text| text.parse::<std::net::SocketAddr>())
+            .transpose()
+            .map_err(|error| PyValueError::new_err(format!("--listen: {error} (expected e.g. 127.0.0.1:10809)")))?;
+        let pace = match pace {
+            "virtual" => ssdtwin_nbd::Pace::Virtual,
+            "real" => ssdtwin_nbd::Pace::Real,
+            other => return Err(PyValueError::new_err(format!("pace `{other}`: allowed: virtual, real"))),
+        };
+        let store_cap = ssdtwin_core::base::units::parse_byte_size(store_cap)
+            .map_err(|error| PyValueError::new_err(format!("--store-cap: {error}")))?
+            .0;
+        let options = ssdtwin_nbd::ServeOptions {
+            socket,
+            listen,
+            pace,
+            store_cap,
+            once,
+            record_trace,
+            power_loss_at: power_loss_at
+                .map(ssdtwin_core::base::units::parse_duration)
+                .transpose()
+                .map_err(|error| PyValueError::new_err(format!("--power-loss-at: {error}")))?,
+        };
+        let mut raised: Option<PyErr> = None;
+        let mut stop = || {
+            Python::attach(|py| match py.check_signals() {
+                Ok(()) => false,
+                Err(error) => {
+                    // Ctrl-C is the normal end of a session: the report is still returned.
+                    if !error.is_instance_of::<PyKeyboardInterrupt>(py) {
+                        raised = Some(error);
+                    }
+                    true
+                }
+            })
+        };
+        let outcome = py.detach(|| ssdtwin_nbd::serve(&scenario, &options, &mut stop));
+        if let Some(error) = raised {
+            return Err(error);
+        }
+        match outcome {
+            Ok(report) => {
+                let mut json = report.to_json();
+                json["timeseries"] = report.timeseries.to_json();
+                Ok(json.to_string())
+            }
+            Err(ssdtwin_nbd::ServeError::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
+            Err(ssdtwin_nbd::ServeError::Run(RunError::Config(error))) => Err(config_error(py, error)),
+            Err(ssdtwin_nbd::ServeError::Run(RunError::Interrupted)) => {
+                Err(PyKeyboardInterrupt::new_err("interrupted while preparing the drive"))
+            }
+            Err(ssdtwin_nbd::ServeError::Run(RunError::Stalled(message))) => Err(SimulationError::new_err(message)),
+        }
+    }
+
     /// The JSON schema of the scenario file, as JSON text.
     #[pyfunction]
     fn schema() -> String {

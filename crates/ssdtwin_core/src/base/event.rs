@@ -100,6 +100,11 @@ impl EventQueue {
         self.heap.pop().map(|entry| (entry.time, entry.event))
     }
 
+    /// Time of the earliest pending event.
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|entry| entry.time)
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len()
     }

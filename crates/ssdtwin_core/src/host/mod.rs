@@ -114,6 +114,18 @@ pub struct Host {
     /// No submission before this instant (a power cut: the drive is down until it has restarted).
     pub paused_until: Time,
     pub link: PcieLink,
+    /// Live sessions (`sim/live.rs`): the submissions and completions, in the order they happen,
+    /// for the caller to match with its requests; `None` in runs.
+    pub live: Option<Vec<LiveEvent>>,
+}
+
+/// What a live session's caller learns about its commands, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiveEvent {
+    /// The oldest waiting live command was submitted as controller command `command`.
+    Submitted { command: u32 },
+    /// Command `command` completed at the host at `at`.
+    Completed { command: u32, at: Time },
 }
 
 impl Host {
@@ -147,6 +159,7 @@ impl Host {
             next_arrival: None,
             workload_error: None,
             link: PcieLink::new(config),
+            live: None,
         }
     }
 

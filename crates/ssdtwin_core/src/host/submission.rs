@@ -23,6 +23,13 @@ pub trait CommandSource {
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String>;
 }
 
+/// Appends to a live session's log; out of line, so runs pay one test per command.
+#[cold]
+#[inline(never)]
+fn log_live(log: &mut Vec<super::LiveEvent>, event: super::LiveEvent) {
+    log.push(event);
+}
+
 impl Host {
     /// Starts the run: the first arrival or the first submissions.
     pub fn start<O: Observer>(
@@ -176,6 +183,24 @@ impl Host {
         self.try_submit(controller, source, cx);
     }
 
+    /// A live session's command arrives now (`sim/live.rs`): it joins the backlog and is submitted
+    /// as the queue depth allows.
+    pub fn on_live_arrival<O: Observer>(
+        &mut self,
+        command: CommandSpec,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
+        self.backlog.push_back(Pending {
+            arrival: cx.now,
+            command,
+            job: 0,
+        });
+        self.issued += 1;
+        self.try_submit(controller, source, cx);
+    }
+
     /// Draws the next timed request and schedules its arrival (never before now).
     fn schedule_next_arrival<O: Observer>(&mut self, source: &mut impl CommandSource, cx: &mut Context<O>) {
         match source.next_command(0, cx.now) {
@@ -211,6 +236,9 @@ impl Host {
             remaining: spec.units,
             error: false,
         });
+        if let Some(log) = &mut self.live {
+            log_live(log, super::LiveEvent::Submitted { command });
+        }
         let fetched = cx.now + self.command_overhead;
         let arrived = if spec.is_read {
             fetched
@@ -237,6 +265,9 @@ impl Host {
         cx: &mut Context<O>,
     ) {
         let done = controller.commands.remove(command);
+        if let Some(log) = &mut self.live {
+            log_live(log, super::LiveEvent::Completed { command, at: cx.now });
+        }
         cx.push(StateChange::HostCompletion {
             job: done.job,
             is_read: done.is_read,

@@ -147,6 +147,12 @@ fn reliability_model(scenario: &Scenario, geometry: &Geometry) -> Option<Box<Rel
 impl Simulation {
     /// Builds the drive and workload of `scenario`.
     pub fn new(scenario: &Scenario) -> Result<Simulation, ConfigError> {
+        Simulation::assemble(scenario, false)
+    }
+
+    /// Builds the drive of `scenario`; its workload is `scenario.workload`, or with `live` the
+    /// commands a caller hands in (`sim/live.rs`).
+    pub(super) fn assemble(scenario: &Scenario, live: bool) -> Result<Simulation, ConfigError> {
         let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
         check_memory(&geometry, scenario.ftl.over_provisioning)?;
         let timing = Timing::new(&scenario.flash, &geometry);
@@ -168,11 +174,15 @@ impl Simulation {
         )?;
         controller.set_dram(dram);
 
-        let workload = Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?;
+        let workload = if live {
+            Source::External
+        } else {
+            Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?
+        };
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);
         let mut host = match workload {
-            // Traces and job files end where their files say.
-            Source::Trace(_) | Source::Fio(_) => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
+            // Traces and job files end where their files say; a live session when its caller ends it.
+            Source::Trace(_) | Source::Fio(_) | Source::External => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
             _ => Host::new(&scenario.host, scenario.workload.io_count, scenario.workload.duration),
         };
         if let Source::Fio(_) = workload {
@@ -180,6 +190,9 @@ impl Simulation {
         }
         host.set_jobs(&jobs);
         host.timed = workload.pacing(&scenario.workload) == Pacing::Timed;
+        if live {
+            host.live = Some(Vec::new());
+        }
 
         let mut power = PowerModel::new(
             &scenario.power,

@@ -184,8 +184,10 @@ impl Simulation {
             buffer,
             mapping_cache,
             plp: plp_on.then(|| self.plp.report(&self.scenario)),
-            power_loss: (!self.scenario.power_loss.at.is_empty()).then(|| super::plp_model::PowerLossReport {
-                events: self.power_losses.clone(),
+            power_loss: (!self.scenario.power_loss.at.is_empty() || !self.power_losses.is_empty()).then(|| {
+                super::plp_model::PowerLossReport {
+                    events: self.power_losses.clone(),
+                }
             }),
             reliability: self.controller.reliability.as_ref().map(|reliability| {
                 let mut report = reliability.report();

@@ -11,6 +11,7 @@ mod assembly;
 mod engine;
 mod gather;
 pub mod harness;
+pub mod live;
 mod observers;
 mod plp;
 pub mod plp_model;

@@ -32,6 +32,9 @@ pub enum Source {
     Trace(trace::TraceSource),
     Fio(fio::FioWorkload),
     Iiot(iiot::Iiot),
+    /// Commands handed in from outside while the simulation runs (`sim/live.rs`: an NBD
+    /// server's requests); it never makes a command itself.
+    External,
 }
 
 impl Source {
@@ -69,6 +72,7 @@ impl Source {
         match self {
             Source::Trace(_) if config.trace.replay == Replay::Timed => Pacing::Timed,
             Source::Iiot(_) if config.iiot.replay == Replay::Timed => Pacing::Timed,
+            Source::External => Pacing::Timed,
             _ => Pacing::Closed,
         }
     }
@@ -91,6 +95,7 @@ impl Source {
                 .collect(),
             Source::Iiot(_) if config.iiot.replay == Replay::Timed => vec![one("ingest"), one("query")],
             Source::Iiot(_) => vec![one("iiot")],
+            Source::External => vec![one("live")],
         }
     }
 
@@ -111,6 +116,7 @@ impl Source {
                     Some((command, job, Some(arrival)))
                 }
             }
+            Source::External => None,
         })
     }
 

@@ -20,6 +20,7 @@ mod ftl_properties;
 mod hardening;
 mod host;
 mod layers;
+mod live;
 mod mappings;
 mod power;
 mod reliability;
