@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of every parser of user input, on the stable toolchain (README,
-# "Fuzzing"). The Rust targets (crates/ssdtwin_fuzz: scenario, trace, fio, snapshot) run under
+# "Fuzzing"). The Rust targets (crates/ssdtwin_fuzz: scenario, trace, fio, snapshot, nbd) run under
 # AFL++ through cargo-afl; sweep files, parsed in Python, run under libFuzzer through atheris.
 #
 #   scripts/fuzz.sh                       1,000,000 executions per target (the campaign)
@@ -27,7 +27,7 @@ while [ $# -gt 0 ]; do
         *) targets+=("$1"); shift ;;
     esac
 done
-all=(scenario trace fio snapshot sweep)
+all=(scenario trace fio snapshot nbd sweep)
 [ ${#targets[@]} -gt 0 ] || targets=("${all[@]}")
 for target in "${targets[@]}"; do
     case " ${all[*]} " in *" $target "*) ;; *) echo "error: unknown target $target (allowed: ${all[*]})" >&2; exit 2 ;; esac

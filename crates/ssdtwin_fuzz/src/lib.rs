@@ -7,8 +7,9 @@
 //! | [`trace`] | one byte of options, then a trace file | each trace reader, the filters, the address mapping, arrivals |
 //! | [`fio`] | an fio job file | the job parser, then 2,000 I/Os of the job streams |
 //! | [`snapshot`] | a drive snapshot file | the loader (magic, header, drive keys, FTL state, CRC), then a short run on what loaded |
+//! | [`nbd`] | a client's byte stream | the NBD server's parsers in the order a session meets them (client flags, options and their data, request headers, payload lengths, request checks) and the data store with the requests that pass |
 //!
-//! The NBD protocol and sweep files are fuzzed where they are parsed (see `scripts/fuzz.sh`).
+//! Sweep files are parsed in Python and fuzzed there (`python/fuzz_sweep.py`, `scripts/fuzz.sh`).
 //! `src/bin/` wraps each target for AFL++ (`cargo afl build --features afl`); `tests/replay.rs`
 //! runs every seed and every regression input through the same functions in `cargo test`.
 
@@ -187,5 +188,81 @@ pub fn snapshot(data: &[u8]) {
         let mut loaded = drive.take().expect("the drive is built");
         let started = Instant::now();
         let _ = loaded.run(&mut |_| started.elapsed() < RUN_BUDGET);
+    }
+}
+
+/// A client's side of an NBD session: client flags, options until `NBD_OPT_GO` (or the bytes run
+/// out), then request headers with their payloads, each through the server's parser and checks;
+/// the reads, writes, trims and zeroings that pass go to a small data store.
+pub fn nbd(data: &[u8]) {
+    use ssdtwin_nbd::protocol as wire;
+    use ssdtwin_nbd::store::Store;
+
+    let mut rest = data;
+    let mut take = |count: usize| -> Option<&[u8]> {
+        let (head, tail) = rest.split_at_checked(count)?;
+        rest = tail;
+        Some(head)
+    };
+    let Some(flags) = take(4) else {
+        return;
+    };
+    if wire::parse_client_flags(flags.try_into().expect("4 bytes")).is_err() {
+        return;
+    }
+    loop {
+        let Some(header) = take(16) else {
+            return;
+        };
+        let Ok((option, length)) = wire::parse_option_header(header.try_into().expect("16 bytes")) else {
+            return;
+        };
+        let Some(option_data) = take(length as usize) else {
+            return;
+        };
+        match option {
+            wire::OPT_GO | wire::OPT_INFO => {
+                if wire::parse_info_request(option_data).is_ok() && option == wire::OPT_GO {
+                    break;
+                }
+            }
+            wire::OPT_EXPORT_NAME => {
+                if wire::parse_name(option_data).is_ok() {
+                    break;
+                }
+            }
+            wire::OPT_ABORT => return,
+            _ => {}
+        }
+    }
+    const EXPORT_BYTES: u64 = 1 << 30;
+    let sizes = wire::BlockSizes {
+        minimum: 512,
+        preferred: 4096,
+        maximum: 1 << 20,
+    };
+    let mut store = Store::new(1 << 22);
+    let mut buffer = vec![0u8; sizes.maximum as usize];
+    while let Some(header) = take(wire::REQUEST_BYTES) {
+        let Ok(request) = wire::parse_request(header.try_into().expect("a request header")) else {
+            return;
+        };
+        let Ok(payload) = wire::payload_length(&request, sizes.maximum) else {
+            return;
+        };
+        let Some(payload) = take(payload as usize) else {
+            return;
+        };
+        match wire::check_request(&request, EXPORT_BYTES, sizes) {
+            Ok(wire::Command::Read) => store.read(request.offset, &mut buffer[..request.length as usize]),
+            Ok(wire::Command::Write { .. }) => {
+                let _ = store.write(request.offset, payload);
+            }
+            Ok(wire::Command::Trim { .. } | wire::Command::WriteZeroes { .. }) => {
+                store.zero(request.offset, u64::from(request.length));
+            }
+            Ok(wire::Command::Disconnect) => return,
+            Ok(wire::Command::Flush) | Err(_) => {}
+        }
     }
 }

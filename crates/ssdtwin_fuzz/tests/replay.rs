@@ -61,3 +61,8 @@ fn snapshot_seed_loads_and_damaged_copies_do_not_panic() {
     }
     replay("snapshot", ssdtwin_fuzz::snapshot);
 }
+
+#[test]
+fn nbd_seeds_and_regressions() {
+    assert!(replay("nbd", ssdtwin_fuzz::nbd) >= 2);
+}
