@@ -139,7 +139,7 @@ pub fn fio(data: &[u8]) {
     }
     let mut now = Time::ZERO;
     for step in 0..2_000 {
-        now = now + SimDuration::from_nanos(1_000);
+        now += SimDuration::from_nanos(1_000);
         let _ = workload.next(step % jobs, now);
     }
 }
@@ -221,16 +221,11 @@ pub fn nbd(data: &[u8]) {
             return;
         };
         match option {
-            wire::OPT_GO | wire::OPT_INFO => {
-                if wire::parse_info_request(option_data).is_ok() && option == wire::OPT_GO {
-                    break;
-                }
+            wire::OPT_GO if wire::parse_info_request(option_data).is_ok() => break,
+            wire::OPT_INFO => {
+                let _ = wire::parse_info_request(option_data);
             }
-            wire::OPT_EXPORT_NAME => {
-                if wire::parse_name(option_data).is_ok() {
-                    break;
-                }
-            }
+            wire::OPT_EXPORT_NAME if wire::parse_name(option_data).is_ok() => break,
             wire::OPT_ABORT => return,
             _ => {}
         }
