@@ -1,5 +1,6 @@
 //! FTL invariants as properties (issue 18): for random drives and workloads across every mapping
-//! scheme, GC victim policy, suspend on and off and multi-plane on and off, a run that writes ten
+//! scheme, GC victim policy, suspend on and off, multi-plane on and off, and (page mapping) the
+//! DRAM side on or off (write buffer, cached mapping table, a power cut), a run that writes ten
 //! times the logical capacity leaves `Ftl::check_invariants` true (every mapped unit in a written
 //! page of its block that maps back to it, valid counts equal to the mapping's view, each block in
 //! one state and the free lists exactly the free blocks, no block written past its end between
@@ -22,6 +23,9 @@ struct Case {
     queue_depth: u32,
     blocks_per_plane: u32,
     sizes: &'static str,
+    /// The DRAM side on: a write buffer (LIDF), the cached mapping table with 10% protected and a
+    /// power cut in the middle of the run (page mapping).
+    dram: bool,
     seed: u64,
 }
 
@@ -39,10 +43,11 @@ fn cases() -> impl Strategy<Value = Case> {
             r#"[["4KiB", 0.7], ["16KiB", 0.3]]"#,
             r#"[["4KiB", 0.5], ["8KiB", 0.3], ["64KiB", 0.2]]"#,
         ]),
+        any::<bool>(),
         any::<u64>(),
     )
         .prop_map(
-            |(mapping, policy, suspend, multi_plane, read_percent, queue_depth, blocks_per_plane, sizes, seed)| Case {
+            |(
                 mapping,
                 policy,
                 suspend,
@@ -51,6 +56,18 @@ fn cases() -> impl Strategy<Value = Case> {
                 queue_depth,
                 blocks_per_plane,
                 sizes,
+                dram,
+                seed,
+            )| Case {
+                mapping,
+                policy,
+                suspend,
+                multi_plane,
+                read_percent,
+                queue_depth,
+                blocks_per_plane,
+                sizes,
+                dram,
                 seed,
             },
         )
@@ -78,6 +95,18 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         format!("host.queue_depth={}", case.queue_depth),
         format!("seed={}", case.seed % 1_000_000),
     ];
+    let mut settings = settings;
+    if case.dram && !block_scheme {
+        settings.extend([
+            "buffer.capacity=256KiB".to_string(),
+            "buffer.flush_order=lidf".to_string(),
+            "ftl.mapping_cache=cached".to_string(),
+            "ftl.mapping_cache_size=16KiB".to_string(),
+            "plp.enabled=true".to_string(),
+            "plp.protected_ratio=0.1".to_string(),
+            "power_loss.at=[\"5ms\"]".to_string(),
+        ]);
+    }
     let settings: Vec<&str> = settings.iter().map(String::as_str).collect();
     let mut scenario = scenario(&settings);
     let logical = u64::from(
@@ -130,6 +159,7 @@ fn ftl_invariants_hold_across_schemes_policies_and_suspend() {
                     queue_depth: 16,
                     blocks_per_plane: 32,
                     sizes: "[]",
+                    dram: mapping == "page" && suspend,
                     seed: 5,
                 };
                 if let Err(error) = check(&case) {
