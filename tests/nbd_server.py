@@ -64,7 +64,9 @@ class Server:
             stderr=self.log,
         )
         deadline = time.monotonic() + 120
-        while not self.socket.exists():
+        # The socket file appears at bind(), a moment before listen(): wait for the server's
+        # "serving ..." line, logged once it listens, or a connect may be refused.
+        while "serving " not in self.log_text():
             if self.process.poll() is not None:
                 raise AssertionError(f"server exited: {self.log_text()}")
             if time.monotonic() > deadline:
