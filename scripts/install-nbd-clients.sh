@@ -13,20 +13,6 @@ if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
 
-as_root() {
-    if [ "$(id -u)" -eq 0 ]; then
-        "$@"
-    elif command -v sudo >/dev/null 2>&1; then
-        sudo "$@"
-    else
-        echo "install-nbd-clients.sh: need root or sudo to run: $*" >&2
-        return 1
-    fi
-}
-
-export DEBIAN_FRONTEND=noninteractive
-# The package lists may be missing or stale on a fresh machine: update them once, then install.
-as_root apt-get update -qq
-as_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+bash "$(dirname "$0")/apt-install.sh" --no-recommends "${missing[@]}"
 command -v fio nbdinfo qemu-img >/dev/null
 fio --version

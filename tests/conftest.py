@@ -3,8 +3,11 @@ subprocess."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -29,3 +32,19 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         timeout=timeout,
         check=False,
     )
+
+
+ROOT = Path(__file__).resolve().parent.parent
+"""The repository's root."""
+
+
+def load_script(path: str | Path, name: str | None = None) -> ModuleType:
+    """Imports the Python file `path` (relative to the repository's root), e.g. a study's
+    `run.py`, as a module."""
+    full = ROOT / path
+    spec = importlib.util.spec_from_file_location(name or full.parent.name + "_" + full.stem, full)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

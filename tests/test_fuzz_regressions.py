@@ -4,10 +4,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
+
+from conftest import load_script
 
 FUZZ = Path(__file__).resolve().parents[1] / "crates" / "ssdtwin_fuzz"
 INPUTS = sorted((FUZZ / "seeds" / "sweep").glob("*.toml")) + sorted(
@@ -16,12 +17,7 @@ INPUTS = sorted((FUZZ / "seeds" / "sweep").glob("*.toml")) + sorted(
 
 
 def _target():
-    spec = importlib.util.spec_from_file_location("fuzz_sweep", FUZZ / "python" / "fuzz_sweep.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.one_input
+    return load_script("crates/ssdtwin_fuzz/python/fuzz_sweep.py", "fuzz_sweep").one_input
 
 
 def test_there_are_seeds_and_kept_findings() -> None:

@@ -4,22 +4,17 @@ the study's drive with a quarter of its blocks (a quarter of the area, buffer an
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-STUDY = Path(__file__).resolve().parent.parent / "studies" / "dawid_lidf"
+from conftest import load_script
+
 RATIOS = [0.01, 0.10, 1.0]
 
 
 def _study() -> Any:
-    spec = importlib.util.spec_from_file_location("dawid_lidf_run", STUDY / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    assert spec.loader is not None
-    spec.loader.exec_module(module)
-    return module
+    return load_script("studies/dawid_lidf/run.py")
 
 
 @pytest.fixture(scope="module")

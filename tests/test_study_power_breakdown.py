@@ -4,23 +4,20 @@ the NAND average power rises with queue depth while the peak saturates (its Figu
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 from pathlib import Path
 
 import pytest
 
 import ssdtwin
+from conftest import load_script
 
 STUDY = Path(__file__).resolve().parent.parent / "studies" / "power_breakdown"
 
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("power_breakdown", STUDY / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("studies/power_breakdown/run.py")
 
 
 def test_nand_share_grows_with_channels(study):

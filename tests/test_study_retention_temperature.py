@@ -4,29 +4,19 @@ Figure 3), on a reduced version of the study's runs."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-STUDY = Path(__file__).resolve().parent.parent / "studies" / "retention_temperature"
+from conftest import load_script
+
 SHORT = {"workload.io_count": 3000}
-
-
-def _study() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("retention_temperature_run", STUDY / "run.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def study() -> ModuleType:
-    return _study()
+    return load_script("studies/retention_temperature/run.py")
 
 
 @pytest.fixture(scope="module")

@@ -5,23 +5,17 @@ reviews report; NVMe thermal management then holds the composite near TMT1. The 
 
 from __future__ import annotations
 
-import importlib.util
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import pytest
 
 import ssdtwin
-
-STUDY = Path(__file__).resolve().parent.parent / "studies" / "time_to_throttle"
+from conftest import load_script
 
 
 @pytest.fixture(scope="module")
 def study():
-    spec = importlib.util.spec_from_file_location("time_to_throttle", STUDY / "run.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("studies/time_to_throttle/run.py")
 
 
 @pytest.fixture(scope="module")

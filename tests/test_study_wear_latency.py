@@ -4,28 +4,18 @@ limit, and the tails grow from there. A reduced version of the study's runs."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-STUDY = Path(__file__).resolve().parent.parent / "studies" / "wear_latency"
+from conftest import load_script
+
 SHORT = {"workload.io_count": 10_000}
-
-
-def _study() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("wear_latency_run", STUDY / "run.py")
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def study() -> ModuleType:
-    return _study()
+    return load_script("studies/wear_latency/run.py")
 
 
 @pytest.fixture(scope="module")
