@@ -266,8 +266,7 @@ def load_sweep(sweep: SweepLike) -> SweepDefinition:
     ):
         raise config_error("seeds", f"must be a non-empty list of non-negative integers, not {seeds!r}")
 
-    count = math.prod(len(values) for values in grid.values()) * max([1, *lengths]) * max(1, len(points))
-    count *= len(seeds) if seeds else 1
+    count = point_count(grid, zipped, points, seeds)
     if count > MAX_POINTS:
         raise config_error(
             "grid" if grid else "zip" if zipped else "points",
@@ -294,6 +293,18 @@ def load_sweep(sweep: SweepLike) -> SweepDefinition:
         points=points,
         seeds=list(seeds) if seeds is not None else None,
     )
+
+
+def point_count(
+    grid: Mapping[str, Sequence[Any]],
+    zipped: Mapping[str, Sequence[Any]],
+    points: Sequence[Any],
+    seeds: Sequence[int] | None,
+) -> int:
+    """How many points `expand` makes of these axes (grid x zip rows x explicit points x seeds),
+    without making them."""
+    rows = max([1, *(len(values) for values in zipped.values())])
+    return math.prod(len(values) for values in grid.values()) * rows * max(1, len(points)) * len(seeds or [1])
 
 
 def output_directory(definition: SweepDefinition, out: str | os.PathLike[str] | None) -> Path:

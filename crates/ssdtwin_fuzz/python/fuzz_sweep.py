@@ -16,7 +16,7 @@ MAX_EXPANDED = 16
 
 def one_input(data: bytes) -> None:
     from ssdtwin._core import ConfigError
-    from ssdtwin.sweep import expand, load_sweep
+    from ssdtwin.sweep import expand, load_sweep, point_count
 
     try:
         table = tomllib.loads(data.decode("utf-8"))
@@ -24,10 +24,8 @@ def one_input(data: bytes) -> None:
         return
     try:
         definition = load_sweep(table)
-        grid = 1
-        for values in definition.grid.values():
-            grid *= len(values)
-        if grid * max(1, len(definition.points)) * max(1, len(definition.seeds or [])) <= MAX_EXPANDED:
+        axes = (definition.grid, definition.zip, definition.points, definition.seeds)
+        if point_count(*axes) <= MAX_EXPANDED:
             expand(definition)
     except (ConfigError, OSError):
         pass

@@ -180,14 +180,8 @@ mod _core {
         }
         match outcome {
             Ok(None) => Ok("null".to_string()),
-            Ok(Some(report)) => {
-                let mut json = report.to_json();
-                json["timeseries"] = report.timeseries.to_json();
-                Ok(json.to_string())
-            }
-            Err(RunError::Config(error)) => Err(config_error(py, error)),
-            Err(RunError::Interrupted) => Err(PyKeyboardInterrupt::new_err("simulation interrupted")),
-            Err(RunError::Stalled(message)) => Err(SimulationError::new_err(message)),
+            Ok(Some(report)) => Ok(report_text(&report)),
+            Err(error) => Err(run_error(py, error, "simulation interrupted")),
         }
     }
 
@@ -256,17 +250,28 @@ mod _core {
             return Err(error);
         }
         match outcome {
-            Ok(report) => {
-                let mut json = report.to_json();
-                json["timeseries"] = report.timeseries.to_json();
-                Ok(json.to_string())
-            }
+            Ok(report) => Ok(report_text(&report)),
             Err(ssdtwin_nbd::ServeError::Io(message)) => Err(pyo3::exceptions::PyOSError::new_err(message)),
-            Err(ssdtwin_nbd::ServeError::Run(RunError::Config(error))) => Err(config_error(py, error)),
-            Err(ssdtwin_nbd::ServeError::Run(RunError::Interrupted)) => {
-                Err(PyKeyboardInterrupt::new_err("interrupted while preparing the drive"))
+            Err(ssdtwin_nbd::ServeError::Run(error)) => {
+                Err(run_error(py, error, "interrupted while preparing the drive"))
             }
-            Err(ssdtwin_nbd::ServeError::Run(RunError::Stalled(message))) => Err(SimulationError::new_err(message)),
+        }
+    }
+
+    /// A report as the JSON text `run` and `serve_nbd` return: the report with its time series.
+    fn report_text(report: &ssdtwin_core::Report) -> String {
+        let mut json = report.to_json();
+        json["timeseries"] = report.timeseries.to_json();
+        json.to_string()
+    }
+
+    /// A run's error as the Python exception: `ConfigError`, `KeyboardInterrupt` (with
+    /// `interrupted` as its message) or `SimulationError`.
+    fn run_error(py: Python<'_>, error: RunError, interrupted: &str) -> PyErr {
+        match error {
+            RunError::Config(error) => config_error(py, error),
+            RunError::Interrupted => PyKeyboardInterrupt::new_err(interrupted.to_string()),
+            RunError::Stalled(message) => SimulationError::new_err(message),
         }
     }
 

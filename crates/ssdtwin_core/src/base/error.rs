@@ -24,6 +24,19 @@ impl ConfigError {
     }
 }
 
+/// `Ok` when `ok`; otherwise the range error every parameter check reports: the key, the value
+/// and what is allowed.
+pub fn check_range(ok: bool, key: &str, value: impl fmt::Display, allowed: &str) -> Result<(), ConfigError> {
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            key,
+            format!("{value} is out of range; allowed: {allowed}"),
+        ))
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.key.is_empty() {

@@ -123,18 +123,25 @@ impl Controller {
             return false;
         }
         let Transaction { command, logical, .. } = self.transactions.remove(transaction);
-        let units_per_page = self.geometry.units_per_page;
-        let open = self.open_program.as_mut().expect("opened above");
-        let (block, page) = open.pages[(open.filled / units_per_page) as usize];
-        let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
-        open.filled += 1;
-        let full = open.filled == open.capacity;
-        self.ftl.place(logical, physical, Stream::User);
+        let (_, full) = self.place_in_open_program(logical);
         self.acknowledge_write_unit(command, cx);
         if full {
             self.close_user_program(cx);
         }
         true
+    }
+
+    /// Places `logical` in the next slot of the open user program (which must exist); returns
+    /// the slot's physical unit and whether the program is now full.
+    pub(super) fn place_in_open_program(&mut self, logical: u32) -> (u32, bool) {
+        let units_per_page = self.geometry.units_per_page;
+        let open = self.open_program.as_mut().expect("a user program is open");
+        let (block, page) = open.pages[(open.filled / units_per_page) as usize];
+        let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
+        open.filled += 1;
+        let full = open.filled == open.capacity;
+        self.ftl.place(logical, physical, Stream::User);
+        (physical, full)
     }
 
     /// One unit of a write is in the frame buffer; the last one acknowledges the command.

@@ -148,17 +148,19 @@ impl Controller {
             if self.open_program.is_none() && !self.open_user_program(cx) {
                 break;
             }
-            let dram = self.dram.as_deref_mut().expect("checked");
-            let Some(entry) = dram.buffer.as_mut().expect("checked").pop() else {
+            let Some(entry) = self
+                .dram
+                .as_deref_mut()
+                .expect("checked")
+                .buffer
+                .as_mut()
+                .expect("checked")
+                .pop()
+            else {
                 break;
             };
-            let units_per_page = self.geometry.units_per_page;
-            let open = self.open_program.as_mut().expect("opened above");
-            let (block, page) = open.pages[(open.filled / units_per_page) as usize];
-            let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
-            open.filled += 1;
-            let full = open.filled == open.capacity;
-            self.ftl.place(entry.logical, physical, Stream::User);
+            let (physical, full) = self.place_in_open_program(entry.logical);
+            let dram = self.dram.as_deref_mut().expect("checked");
             dram.placed.insert(physical, entry);
             if full {
                 dram.batch_ops += 1;

@@ -8,7 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::base::error::ConfigError;
+use crate::base::error::{check_range, ConfigError};
 use crate::base::time::Duration;
 use crate::base::units::ByteSize;
 
@@ -237,17 +237,6 @@ impl Default for ReliabilityConfig {
     }
 }
 
-fn range(key: &str, ok: bool, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            key,
-            format!("{value} is out of range; allowed: {allowed}"),
-        ))
-    }
-}
-
 impl ReliabilityConfig {
     /// The hard-decision limit: correctable bits over the codeword's bits [fraction].
     pub fn hard_limit(&self) -> f64 {
@@ -257,103 +246,103 @@ impl ReliabilityConfig {
     /// Range checks, each error naming its key (run when `enabled`). `page_types`: the cell's.
     pub fn validate(&self, page_types: usize) -> Result<(), ConfigError> {
         let key = |name: &str| format!("reliability.{name}");
-        range(
-            &key("temp_c"),
+        check_range(
             (-55.0..=150.0).contains(&self.temp_c),
+            &key("temp_c"),
             self.temp_c,
             "-55 to 150 °C",
         )?;
-        range(
-            &key("retention_temp_c"),
+        check_range(
             (-55.0..=150.0).contains(&self.retention_temp_c),
+            &key("retention_temp_c"),
             self.retention_temp_c,
             "-55 to 150 °C",
         )?;
-        range(
-            &key("activation_energy_ev"),
+        check_range(
             self.activation_energy_ev > 0.0 && self.activation_energy_ev <= 3.0,
+            &key("activation_energy_ev"),
             self.activation_energy_ev,
             "above 0 and at most 3 eV",
         )?;
-        range(
-            &key("pe_spread"),
+        check_range(
             (0.0..=1.0).contains(&self.pe_spread),
+            &key("pe_spread"),
             self.pe_spread,
             "0 to 1",
         )?;
-        range(
-            &key("read_disturb"),
+        check_range(
             self.read_disturb >= 0.0,
+            &key("read_disturb"),
             self.read_disturb,
             "0 or more",
         )?;
-        range(
-            &key("read_disturb_exponent"),
+        check_range(
             self.read_disturb_exponent.is_finite(),
+            &key("read_disturb_exponent"),
             self.read_disturb_exponent,
             "a finite number",
         )?;
         if !self.page_type_factor.is_empty() {
-            range(
-                &key("page_type_factor"),
+            check_range(
                 self.page_type_factor.len() == page_types,
+                &key("page_type_factor"),
                 format!("{} values", self.page_type_factor.len()),
                 &format!("one value per page type ({page_types}) or none"),
             )?;
-            range(
-                &key("page_type_factor"),
+            check_range(
                 self.page_type_factor.iter().all(|&f| f > 0.0 && f.is_finite()),
+                &key("page_type_factor"),
                 format!("{:?}", self.page_type_factor),
                 "positive factors",
             )?;
         }
-        range(
-            &key("codeword"),
+        check_range(
             self.codeword.bytes() > 0,
+            &key("codeword"),
             self.codeword,
             "a positive size",
         )?;
-        range(
-            &key("correctable_bits"),
+        check_range(
             self.correctable_bits > 0 && u64::from(self.correctable_bits) < self.codeword.bytes() * 8,
+            &key("correctable_bits"),
             self.correctable_bits,
             "1 to fewer than the codeword's bits",
         )?;
         let hard = self.hard_limit();
-        range(
-            &key("soft_limit"),
+        check_range(
             self.soft_limit >= hard && self.soft_limit < 0.5,
+            &key("soft_limit"),
             self.soft_limit,
             &format!("at least the hard-decision limit ({hard:.3e} = correctable_bits / codeword bits) and below 0.5"),
         )?;
-        range(
-            &key("retry_step_gain"),
+        check_range(
             self.retry_step_gain > 1.0 && self.retry_step_gain.is_finite(),
+            &key("retry_step_gain"),
             self.retry_step_gain,
             "above 1",
         )?;
-        range(
-            &key("retry_max_steps"),
+        check_range(
             self.retry_max_steps <= 64,
+            &key("retry_max_steps"),
             self.retry_max_steps,
             "0 to 64",
         )?;
-        range(&key("soft_senses"), self.soft_senses <= 16, self.soft_senses, "0 to 16")?;
-        range(
-            &key("soft_transfers"),
+        check_range(self.soft_senses <= 16, &key("soft_senses"), self.soft_senses, "0 to 16")?;
+        check_range(
             self.soft_transfers <= 16,
+            &key("soft_transfers"),
             self.soft_transfers,
             "0 to 16",
         )?;
-        range(
-            &key("reclaim_fraction"),
+        check_range(
             self.reclaim_fraction > 0.0 && self.reclaim_fraction <= 1.0,
+            &key("reclaim_fraction"),
             self.reclaim_fraction,
             "above 0 and at most 1",
         )?;
-        range(
-            &key("reclaim_reads"),
+        check_range(
             self.reclaim_reads > 0,
+            &key("reclaim_reads"),
             self.reclaim_reads,
             "at least 1",
         )?;
@@ -366,9 +355,9 @@ impl ReliabilityConfig {
                     ("gamma", c.gamma),
                     ("delta", c.delta),
                 ] {
-                    range(
-                        &key(&format!("retention_3d.{name}")),
+                    check_range(
                         value.is_finite(),
+                        &key(&format!("retention_3d.{name}")),
                         value,
                         "a finite number",
                     )?;
@@ -384,9 +373,9 @@ impl ReliabilityConfig {
                     ("m", c.m),
                     ("n", c.n),
                 ] {
-                    range(
-                        &key(&format!("power_law.{name}")),
+                    check_range(
                         value.is_finite() && value >= 0.0,
+                        &key(&format!("power_law.{name}")),
                         value,
                         "a finite number, 0 or more",
                     )?;

@@ -2,16 +2,7 @@
 
 use crate::base::error::ConfigError;
 
-pub(super) fn check(ok: bool, key: &str, value: impl std::fmt::Display, allowed: &str) -> Result<(), ConfigError> {
-    if ok {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            key,
-            format!("{value} is out of range; allowed: {allowed}"),
-        ))
-    }
-}
+pub(super) use crate::base::error::check_range as check;
 
 pub(super) fn fraction(key: &str, value: f64, low_open: bool, high_open: bool) -> Result<(), ConfigError> {
     let low_ok = if low_open { value > 0.0 } else { value >= 0.0 };
