@@ -6,6 +6,7 @@
 //! `((block × pages_per_block) + page) × units_per_page + slot`, with blocks numbered globally
 //! `(die × planes_per_die + plane) × blocks_per_plane + block`.
 
+use crate::base::arith::{div, rem};
 use super::params::FlashConfig;
 use crate::base::units::ByteSize;
 
@@ -61,35 +62,35 @@ impl Geometry {
         u64::from(self.blocks()) * u64::from(self.units_per_block())
     }
     pub fn channel_of_die(&self, die: u32) -> u32 {
-        die % self.channels
+        rem(die, self.channels)
     }
     /// Chip (way) of `die` on its channel: the dies of a channel alternate over its chips, so
     /// die `d` is on chip `(d / channels) % chips_per_channel`.
     pub fn chip_of_die(&self, die: u32) -> u32 {
-        (die / self.channels) % self.chips_per_channel
+        rem(div(die, self.channels), self.chips_per_channel)
     }
     pub fn plane_of_block(&self, block: u32) -> u32 {
-        block / self.blocks_per_plane
+        div(block, self.blocks_per_plane)
     }
     pub fn die_of_block(&self, block: u32) -> u32 {
-        block / (self.blocks_per_plane * self.planes_per_die)
+        div(block, self.blocks_per_plane * self.planes_per_die)
     }
     pub fn first_block_of_plane(&self, plane: u32) -> u32 {
         plane * self.blocks_per_plane
     }
     pub fn block_of_unit(&self, unit: u32) -> u32 {
-        unit / self.units_per_block()
+        div(unit, self.units_per_block())
     }
     /// Page index inside its block.
     pub fn page_of_unit(&self, unit: u32) -> u32 {
-        (unit / self.units_per_page) % self.pages_per_block
+        rem(div(unit, self.units_per_page), self.pages_per_block)
     }
     pub fn unit_address(&self, block: u32, page: u32, slot: u32) -> u32 {
         (block * self.pages_per_block + page) * self.units_per_page + slot
     }
     /// Page type (0 = lower) of page `page` of a block: word lines hold one page per type in order.
     pub fn page_type(&self, page: u32) -> usize {
-        (page % self.page_types) as usize
+        rem(page, self.page_types) as usize
     }
 }
 

@@ -6,6 +6,7 @@
 //! found without scanning its blocks (docs/models/ftl.md).
 
 use super::mapping::NONE;
+use crate::base::arith::div;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
@@ -60,11 +61,11 @@ impl BlockTable {
     }
 
     fn head_index(&self, block: u32, valid: u32) -> usize {
-        ((block / self.blocks_per_plane) * (self.units_per_block + 1) + valid) as usize
+        (div(block, self.blocks_per_plane) * (self.units_per_block + 1) + valid) as usize
     }
 
     fn link(&mut self, block: u32) {
-        let plane = (block / self.blocks_per_plane) as usize;
+        let plane = div(block, self.blocks_per_plane) as usize;
         let valid = self.valid[block as usize];
         let head = self.head_index(block, valid);
         let first = self.heads[head];
@@ -114,7 +115,7 @@ impl BlockTable {
     pub fn close(&mut self, block: u32, order: u64) {
         self.state[block as usize] = BlockState::Closed;
         self.closed_order[block as usize] = order;
-        self.closed_count[(block / self.blocks_per_plane) as usize] += 1;
+        self.closed_count[div(block, self.blocks_per_plane) as usize] += 1;
         self.link(block);
     }
 
@@ -123,7 +124,7 @@ impl BlockTable {
         debug_assert_eq!(self.state[block as usize], BlockState::Closed);
         self.unlink(block);
         self.state[block as usize] = BlockState::Victim;
-        self.closed_count[(block / self.blocks_per_plane) as usize] -= 1;
+        self.closed_count[div(block, self.blocks_per_plane) as usize] -= 1;
     }
 
     /// An erased block is free again.

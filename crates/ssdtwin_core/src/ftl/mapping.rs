@@ -5,13 +5,15 @@
 //! 9.7 B per logical unit at 30% over-provisioning). A physical unit is valid exactly when its
 //! reverse entry holds a logical address, so no separate valid bitmap is kept.
 
+use crate::base::memory::LargeArray;
+
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
 pub const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Debug, Default)]
 pub struct Mapping {
-    forward: Vec<u32>,
-    reverse: Vec<u32>,
+    forward: LargeArray,
+    reverse: LargeArray,
 }
 
 impl Mapping {
@@ -21,19 +23,19 @@ impl Mapping {
     }
 
     /// The forward and reverse arrays, taken out (the mapping is left empty).
-    pub fn take_arrays(&mut self) -> (Vec<u32>, Vec<u32>) {
+    pub fn take_arrays(&mut self) -> (LargeArray, LargeArray) {
         (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
     }
 
     /// A mapping from its forward and reverse arrays (a snapshot's).
-    pub fn from_arrays(forward: Vec<u32>, reverse: Vec<u32>) -> Mapping {
+    pub fn from_arrays(forward: LargeArray, reverse: LargeArray) -> Mapping {
         Mapping { forward, reverse }
     }
 
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
-            forward: vec![NONE; logical_units as usize],
-            reverse: vec![NONE; physical_units as usize],
+            forward: LargeArray::filled(logical_units as usize, NONE),
+            reverse: LargeArray::filled(physical_units as usize, NONE),
         }
     }
 
@@ -60,12 +62,21 @@ impl Mapping {
         old
     }
 
+    /// Points the unmapped `logical` at the empty `physical` (laying out a table from scratch).
+    #[inline]
+    pub fn set(&mut self, logical: u32, physical: u32) {
+        debug_assert_eq!(self.forward[logical as usize], NONE);
+        debug_assert_eq!(self.reverse[physical as usize], NONE);
+        self.forward[logical as usize] = physical;
+        self.reverse[physical as usize] = logical;
+    }
+
     pub fn logical_units(&self) -> usize {
         self.forward.len()
     }
 
     /// Bytes of simulator state held by the two maps.
     pub fn state_bytes(&self) -> usize {
-        (self.forward.capacity() + self.reverse.capacity()) * std::mem::size_of::<u32>()
+        (self.forward.len() + self.reverse.len()) * std::mem::size_of::<u32>()
     }
 }

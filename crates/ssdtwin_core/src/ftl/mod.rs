@@ -29,6 +29,7 @@ pub mod mapping;
 pub mod params;
 pub mod placement;
 mod precondition;
+mod steady;
 pub mod snapshot;
 #[cfg(test)]
 mod tests;
@@ -367,6 +368,42 @@ impl Ftl {
     /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
     /// that filled the page, the page to program.
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
+        let (physical, full) = self.next_gc_slot(plane);
+        self.place(logical, physical, Stream::Gc);
+        (physical, full)
+    }
+
+    /// Moves the count of the valid units of `victim` into `plane`'s GC pages, a page at a time,
+    /// without identifying them (statistical preconditioning, `steady.rs`).
+    fn count_gc_copies(&mut self, plane: u32, victim: u32) {
+        let units_per_page = self.geometry.units_per_page;
+        let mut units = self.blocks.valid[victim as usize];
+        while units > 0 {
+            let mut open = match self.gc_open[plane as usize] {
+                Some(open) => open,
+                None => {
+                    let (block, page) = self.allocate_page(plane, Stream::Gc);
+                    OpenPage { block, page, filled: 0 }
+                }
+            };
+            let take = (units_per_page - open.filled).min(units);
+            self.blocks.valid[open.block as usize] += take;
+            self.blocks.valid[victim as usize] -= take;
+            self.counts.gc_units += u64::from(take);
+            open.filled += take;
+            units -= take;
+            if open.filled == units_per_page {
+                self.gc_open[plane as usize] = None;
+                self.page_programmed(open.block);
+            } else {
+                self.gc_open[plane as usize] = Some(open);
+            }
+        }
+    }
+
+    /// Takes the next unit of `plane`'s GC page: its address and, when that filled the page, the
+    /// page to program.
+    fn next_gc_slot(&mut self, plane: u32) -> (u32, Option<(u32, u32)>) {
         let mut open = match self.gc_open[plane as usize] {
             Some(open) => open,
             None => {
@@ -375,7 +412,6 @@ impl Ftl {
             }
         };
         let physical = self.geometry.unit_address(open.block, open.page, open.filled);
-        self.place(logical, physical, Stream::Gc);
         open.filled += 1;
         if open.filled == self.geometry.units_per_page {
             self.gc_open[plane as usize] = None;

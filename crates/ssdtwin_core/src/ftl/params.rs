@@ -148,6 +148,22 @@ pub enum Precondition {
     Steady,
 }
 
+/// How `steady` preconditioning makes its random overwrites (docs/models/ftl.md).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum SteadyMethod {
+    /// Page mapping: the overwrites run on the block table alone (each one invalidates a unit of a
+    /// block drawn in proportion to its valid units, the same chance a uniformly random logical
+    /// unit gives; GC, victim policies and wear leveling run as in the timed run); then the
+    /// mapping is laid out, each block's valid units at random written slots holding a random
+    /// permutation of the span. Block mapping and BAST use `functional`.
+    #[default]
+    Statistical,
+    /// Every overwrite through the mapping table, as the timed run does (slower: bound by memory
+    /// latency, about 4x on large drives).
+    Functional,
+}
+
 /// Checks that block mapping and BAST fit the drive (called from `config::validate`): one page
 /// per mapping unit, and enough spare blocks in every plane for the updates in flight and the
 /// plane's share of the log blocks, so a write always finds a free block eventually.

@@ -1,20 +1,27 @@
 //! Preconditioning (docs/models/ftl.md): brings the drive to the used state `workload.precondition`
 //! asks for without simulated time, by the same FTL calls the timed run makes with every program
 //! completed at once: the span written once in order, then random overwrites with GC as needed.
+//! With `workload.steady_method = "statistical"` (the default) page mapping makes the overwrites
+//! on the block table alone (`steady.rs`).
 
 use super::mapping::NONE;
-use super::params::Precondition;
+use super::params::{Precondition, SteadyMethod};
 use super::types::{PlacementCounts, SchemeCounts, Stream, WorkItem};
 use super::Ftl;
 use crate::base::rng::Rng;
 
 impl Ftl {
     /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
-    /// would yield space.
-    fn collect_now(&mut self, plane: u32) -> bool {
+    /// would yield space. `counting`: on the block table alone (its units are not identified).
+    fn collect_now(&mut self, plane: u32, counting: bool) -> bool {
         let Some(victim) = self.take_victim(plane) else {
             return false;
         };
+        if counting {
+            self.count_gc_copies(plane, victim);
+            self.erase(victim);
+            return true;
+        }
         let first = self.geometry.unit_address(victim, 0, 0);
         for physical in first..first + self.geometry.units_per_block() {
             let logical = self.mapping.logical(physical);
@@ -35,6 +42,7 @@ impl Ftl {
     pub fn precondition(
         &mut self,
         precondition: Precondition,
+        method: SteadyMethod,
         span_units: u32,
         overwrites: f64,
         pattern_rng: &mut Rng,
@@ -49,6 +57,9 @@ impl Ftl {
         };
         if !self.is_page_mapped() {
             return self.precondition_mapped(span_units, random_writes, pattern_rng, progress);
+        }
+        if method == SteadyMethod::Statistical && random_writes > 0 {
+            return self.precondition_on_blocks(span_units, random_writes, pattern_rng, progress);
         }
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::default();
@@ -144,23 +155,57 @@ impl Ftl {
 /// Host-stream writer for preconditioning: fills program targets in striping order and
 /// completes each program at once.
 #[derive(Debug, Default)]
-struct FunctionalWriter {
-    target: usize,
-    pages: Vec<(u32, u32)>,
-    filled: u32,
+pub(super) struct FunctionalWriter {
+    pub(super) target: usize,
+    pub(super) pages: Vec<(u32, u32)>,
+    pub(super) filled: u32,
+    /// On the block table alone: writes and GC copies count valid units, the mapping is untouched.
+    pub(super) counting: bool,
 }
 
 impl FunctionalWriter {
-    fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<(), String> {
+    /// Writes `logical` (ignored when counting) in the next slot; returns the block written.
+    pub(super) fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<u32, String> {
         let units_per_page = ftl.geometry.units_per_page;
         if self.filled as usize == self.pages.len() * units_per_page as usize {
             self.finish(ftl);
             self.open(ftl)?;
         }
         let (block, page) = self.pages[(self.filled / units_per_page) as usize];
-        let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
-        ftl.place(logical, physical, Stream::User);
+        if self.counting {
+            ftl.blocks.add_valid(block);
+            ftl.counts.user_units += 1;
+        } else {
+            let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
+            ftl.place(logical, physical, Stream::User);
+        }
         self.filled += 1;
+        Ok(block)
+    }
+
+    /// Counts `units` more writes (`counting` only), a page at a time; `wrote(block, units)` hears
+    /// of each block's share.
+    pub(super) fn write_counted(
+        &mut self,
+        ftl: &mut Ftl,
+        mut units: u32,
+        mut wrote: impl FnMut(u32, u32),
+    ) -> Result<(), String> {
+        debug_assert!(self.counting);
+        let units_per_page = ftl.geometry.units_per_page;
+        while units > 0 {
+            if self.filled as usize == self.pages.len() * units_per_page as usize {
+                self.finish(ftl);
+                self.open(ftl)?;
+            }
+            let (block, _) = self.pages[(self.filled / units_per_page) as usize];
+            let take = (units_per_page - self.filled % units_per_page).min(units);
+            ftl.blocks.valid[block as usize] += take;
+            ftl.counts.user_units += u64::from(take);
+            wrote(block, take);
+            self.filled += take;
+            units -= take;
+        }
         Ok(())
     }
 
@@ -172,7 +217,7 @@ impl FunctionalWriter {
             self.target = (self.target + 1) % targets;
             let planes = target.first_plane..target.first_plane + target.plane_count;
             for plane in planes.clone() {
-                while ftl.needs_gc(plane) && ftl.collect_now(plane) {}
+                while ftl.needs_gc(plane) && ftl.collect_now(plane, self.counting) {}
             }
             if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
                 self.pages.clear();
@@ -186,7 +231,7 @@ impl FunctionalWriter {
     }
 
     /// Completes the open program (unfilled slots stay empty).
-    fn finish(&mut self, ftl: &mut Ftl) {
+    pub(super) fn finish(&mut self, ftl: &mut Ftl) {
         for &(block, _) in &self.pages {
             ftl.page_programmed(block);
         }

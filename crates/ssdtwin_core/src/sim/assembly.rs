@@ -276,6 +276,7 @@ impl Simulation {
             .ftl
             .precondition(
                 workload.precondition,
+                workload.steady_method,
                 self.span_units,
                 workload.steady_overwrites,
                 &mut self.precondition_rng,

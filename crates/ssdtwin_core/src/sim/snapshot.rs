@@ -3,7 +3,8 @@
 //!
 //! The file is a magic line, a JSON header of `{"ssdtwin_version", "drive": {key: value}}` with
 //! every scenario key that shapes the preconditioned state (`seed`, every `flash.*` and `ftl.*`
-//! key, `workload.precondition`, `workload.span`, `workload.steady_overwrites`), then the FTL's
+//! key, `workload.precondition`, `workload.span`, `workload.steady_overwrites`,
+//! `workload.steady_method`), then the FTL's
 //! state (`ftl/snapshot.rs`). Loading compares the header with the scenario key by key and
 //! refuses a drive that differs, naming the first key. Files are written to a temporary name and
 //! renamed, so a killed save leaves no half file.
@@ -37,7 +38,7 @@ pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
     for table in ["flash", "ftl"] {
         flatten(&json[table], table, &mut keys);
     }
-    for key in ["precondition", "span", "steady_overwrites"] {
+    for key in ["precondition", "span", "steady_overwrites", "steady_method"] {
         keys.insert(format!("workload.{key}"), json["workload"][key].clone());
     }
     keys

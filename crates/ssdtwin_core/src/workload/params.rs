@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::base::time::Duration;
 use crate::base::units::ByteSize;
-use crate::ftl::params::Precondition;
+use crate::ftl::params::{Precondition, SteadyMethod};
 
 /// Source of host commands.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -82,6 +82,9 @@ pub struct WorkloadConfig {
     pub precondition: Precondition,
     /// Random overwrites done by `steady` preconditioning [multiples of the span].
     pub steady_overwrites: f64,
+    /// How `steady` makes its overwrites: `statistical` (page mapping: on the block table, then
+    /// the mapping laid out; default) or `functional` (each through the mapping table).
+    pub steady_method: SteadyMethod,
     /// Block-trace replay, used when `kind = "trace"`.
     pub trace: TraceConfig,
     /// fio job file, used when `kind = "fio"`.
@@ -106,6 +109,7 @@ impl Default for WorkloadConfig {
             duration: Duration::ZERO,
             precondition: Precondition::Fill,
             steady_overwrites: 1.0,
+            steady_method: SteadyMethod::Statistical,
             trace: TraceConfig::default(),
             fio: FioConfig::default(),
             iiot: IiotConfig::default(),

@@ -25,6 +25,7 @@ mod mappings;
 mod power;
 mod reliability;
 mod source_scan;
+mod steady;
 mod suspend;
 mod theory;
 mod thermal;

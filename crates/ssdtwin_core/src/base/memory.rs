@@ -1,0 +1,123 @@
+//! Large `u32` arrays (the mapping table's forward and reverse maps, hundreds of MiB each) in
+//! memory the kernel may back with transparent huge pages.
+//!
+//! The mapping table is read and written at random addresses on every host I/O, GC copy and
+//! preconditioning write. With 4 KiB pages almost every such access also misses the TLB, and the
+//! page walk itself misses the caches: about two memory latencies per access. Backed by 2 MiB
+//! pages the walk stays cached and the cost halves (measured: docs/performance.md). Linux backs an
+//! anonymous mapping with huge pages when it is advised to (`MADV_HUGEPAGE`; the default
+//! `transparent_hugepage=madvise` setting), which a `Vec` cannot ask for without unsafe code, so the
+//! array lives in an anonymous memory map (memmap2), advised before its pages are first touched.
+//! Where mapping fails the array falls back to a plain `Vec`; the advice is a hint the kernel may
+//! ignore, never a change of behaviour.
+
+use std::ops::{Deref, DerefMut};
+
+use memmap2::MmapMut;
+
+/// A fixed-length array of `u32` (see the module documentation).
+pub struct LargeArray {
+    storage: Storage,
+}
+
+enum Storage {
+    Mapped { map: MmapMut, len: usize },
+    Heap(Vec<u32>),
+}
+
+impl LargeArray {
+    /// `len` copies of `value`.
+    pub fn filled(len: usize, value: u32) -> LargeArray {
+        let mut array = match Self::mapped(len) {
+            Some(storage) => LargeArray { storage },
+            None => return LargeArray { storage: Storage::Heap(vec![value; len]) },
+        };
+        if value != 0 {
+            array.fill(value);
+        }
+        array
+    }
+
+    /// An anonymous map of `len` zeroed `u32`s, advised for huge pages; `None` when the system
+    /// refuses the map (the caller falls back to the heap).
+    fn mapped(len: usize) -> Option<Storage> {
+        let bytes = len.checked_mul(4)?.max(4);
+        let map = MmapMut::map_anon(bytes).ok()?;
+        #[cfg(target_os = "linux")]
+        {
+            // A hint: ignored by kernels without transparent huge pages.
+            let _ = map.advise(memmap2::Advice::HugePage);
+        }
+        Some(Storage::Mapped { map, len })
+    }
+
+    /// Whether the array lives in a memory map (false: the heap fallback).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.storage, Storage::Mapped { .. })
+    }
+}
+
+impl Deref for LargeArray {
+    type Target = [u32];
+
+    #[inline]
+    fn deref(&self) -> &[u32] {
+        match &self.storage {
+            Storage::Mapped { map, len } => &bytemuck::cast_slice(&map[..])[..*len],
+            Storage::Heap(vec) => vec,
+        }
+    }
+}
+
+impl DerefMut for LargeArray {
+    #[inline]
+    fn deref_mut(&mut self) -> &mut [u32] {
+        match &mut self.storage {
+            Storage::Mapped { map, len } => &mut bytemuck::cast_slice_mut(&mut map[..])[..*len],
+            Storage::Heap(vec) => vec,
+        }
+    }
+}
+
+impl Default for LargeArray {
+    fn default() -> LargeArray {
+        LargeArray {
+            storage: Storage::Heap(Vec::new()),
+        }
+    }
+}
+
+impl Clone for LargeArray {
+    fn clone(&self) -> LargeArray {
+        let mut copy = LargeArray::filled(self.len(), 0);
+        copy.copy_from_slice(self);
+        copy
+    }
+}
+
+impl std::fmt::Debug for LargeArray {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(formatter, "LargeArray({} entries)", self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn holds_its_values_like_a_vec() {
+        for len in [0usize, 1, 1000, 3 << 20] {
+            let mut array = LargeArray::filled(len, u32::MAX);
+            assert_eq!(array.len(), len);
+            assert!(array.iter().all(|&value| value == u32::MAX));
+            for (index, value) in array.iter_mut().enumerate() {
+                *value = index as u32;
+            }
+            let copy = array.clone();
+            assert_eq!(&copy[..], &array[..]);
+            assert!(copy.iter().enumerate().all(|(index, &value)| value == index as u32));
+        }
+        assert!(LargeArray::filled(1 << 20, 0).is_mapped());
+    }
+}

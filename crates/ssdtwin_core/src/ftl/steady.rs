@@ -1,0 +1,291 @@
+//! Statistical `steady` preconditioning for page mapping (`workload.steady_method =
+//! "statistical"`, docs/models/ftl.md): the random overwrites run on the block table alone, then
+//! the mapping table is laid out to match it.
+//!
+//! A uniformly random overwrite of the (fully written) span invalidates a uniformly random valid
+//! unit, so the block losing a unit is a block drawn in proportion to its valid units; which of
+//! its units, and which logical unit it held, the block table never needs. Drawing that block by
+//! rejection (a uniform block, kept with probability valid / units per block) reads only the block
+//! table (a few MiB, cached), where the functional path reads and writes the mapping table (GiBs,
+//! a memory latency or two per write). Everything else runs the same code as the functional
+//! path: the writer's striping, GC when a plane runs short, the victim policy, wear leveling,
+//! erases; so the block table after the overwrites (valid units, closed order, erase counts, free
+//! and open blocks, the policy's state) has the same distribution as after the functional path.
+//!
+//! The layout then gives each block its valid units at random among the slots it has written
+//! (uniform invalidation leaves a uniformly random subset), and the span's logical units to those
+//! slots in the order of a random permutation (which logical unit survives where is exchangeable
+//! under uniform overwrites). One thing this does not keep: after `steady_overwrites = 1` about
+//! e⁻¹ ≈ 37% of the span has never been overwritten and, on the functional path, still sits where
+//! the sequential fill put it (logical neighbours together); here those units are scattered too.
+
+use std::collections::HashMap;
+
+use super::precondition::FunctionalWriter;
+use super::Ftl;
+use crate::base::rng::Rng;
+
+impl Ftl {
+    /// `steady` on the block table: the fill and the overwrites counted, then the mapping laid out
+    /// (module docs).
+    pub(super) fn precondition_on_blocks(
+        &mut self,
+        span_units: u32,
+        random_writes: u64,
+        rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<bool, String> {
+        let total = u64::from(span_units) + random_writes;
+        let mut writer = FunctionalWriter {
+            counting: true,
+            ..FunctionalWriter::default()
+        };
+        let mut done = 0u32;
+        while done < span_units {
+            let count = (1 << 20).min(span_units - done);
+            writer.write_counted(self, count, |_, _| {})?;
+            done += count;
+            if !progress(f64::from(done) / total as f64) {
+                return Ok(false);
+            }
+        }
+        // Rounds of 16 pages per plane. A round's overwrites are first spread over the planes in
+        // proportion to their valid units, then applied plane by plane, each drawing its blocks
+        // in proportion to their valid units (the plane's block table stays in cache), then the
+        // round's writes are made. Spreading a round from the valid counts at its start, and
+        // applying its overwrites before its writes, moves each by less than a sixteenth of a
+        // block per plane.
+        let planes = self.geometry.planes();
+        let blocks_per_plane = self.geometry.blocks_per_plane;
+        let units_per_block = self.geometry.units_per_block();
+        let plane_capacity = u64::from(blocks_per_plane) * u64::from(units_per_block);
+        let round = u64::from(planes * self.geometry.units_per_page) * 16;
+        let mut plane_valid: Vec<u64> = (0..planes)
+            .map(|plane| {
+                let first = (plane * blocks_per_plane) as usize;
+                self.blocks.valid[first..first + blocks_per_plane as usize]
+                    .iter()
+                    .map(|&valid| u64::from(valid))
+                    .sum()
+            })
+            .collect();
+        let mut per_plane = vec![0u32; planes as usize];
+        let mut done = 0u64;
+        while done < random_writes {
+            let count = round.min(random_writes - done);
+            per_plane.fill(0);
+            for _ in 0..count {
+                per_plane[draw(&plane_valid, plane_capacity, rng)] += 1;
+            }
+            for plane in 0..planes {
+                let first = plane * blocks_per_plane;
+                let range = first as usize..(first + blocks_per_plane) as usize;
+                let mut drawn = [0u32; 64];
+                let mut left = per_plane[plane as usize];
+                while left > 0 {
+                    // Draw a few blocks, then invalidate them (the draws overlap their loads).
+                    let batch = left.min(drawn.len() as u32) as usize;
+                    let valid = &self.blocks.valid[range.clone()];
+                    for slot in &mut drawn[..batch] {
+                        *slot = first + draw_block(valid, units_per_block, rng);
+                    }
+                    for &block in &drawn[..batch] {
+                        if self.blocks.valid[block as usize] > 0 {
+                            self.blocks.invalidate(block);
+                        } else {
+                            // Drawn more often than it had valid units: take another of the plane.
+                            let other = first + draw_block(&self.blocks.valid[range.clone()], units_per_block, rng);
+                            self.blocks.invalidate(other);
+                        }
+                    }
+                    left -= batch as u32;
+                }
+                plane_valid[plane as usize] -= u64::from(per_plane[plane as usize]);
+            }
+            writer.write_counted(self, count as u32, |block, units| {
+                plane_valid[(block / blocks_per_plane) as usize] += u64::from(units);
+            })?;
+            let before = done;
+            done += count;
+            if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
+                return Ok(false);
+            }
+        }
+        // Slots of pages still being filled (the writer's program, the GC pages) that hold no data.
+        let mut partial: HashMap<(u32, u32), u32> = HashMap::new();
+        let units_per_page = self.geometry.units_per_page;
+        for (index, &(block, page)) in writer.pages.iter().enumerate() {
+            let filled = writer.filled.saturating_sub(index as u32 * units_per_page).min(units_per_page);
+            partial.insert((block, page), filled);
+        }
+        for open in self.gc_open.iter().flatten() {
+            partial.insert((open.block, open.page), open.filled);
+        }
+        writer.finish(self);
+        self.lay_out_mapping(span_units, &partial, rng);
+        // Preconditioning is not part of the measured run.
+        self.counts = super::types::PlacementCounts::default();
+        Ok(true)
+    }
+
+    /// Lays out the mapping table for the block table's valid counts: each block's valid units at
+    /// random written slots, the span's logical units in a random permutation's order.
+    fn lay_out_mapping(&mut self, span_units: u32, partial: &HashMap<(u32, u32), u32>, rng: &mut Rng) {
+        // The table is still empty: the fill and the overwrites only counted.
+        debug_assert!((0..span_units).all(|logical| self.mapping.physical(logical) == super::mapping::NONE));
+        let mut logical = Permutation::new(span_units, rng).iter();
+        let units_per_page = self.geometry.units_per_page;
+        let mut partial_blocks: Vec<u32> = partial.keys().map(|&(block, _)| block).collect();
+        partial_blocks.sort_unstable();
+        let mut slots: Vec<u32> = Vec::with_capacity(self.geometry.units_per_block() as usize);
+        let mut bits = Bits::default();
+        let mut placed = 0u32;
+        for block in 0..self.blocks.valid.len() as u32 {
+            let mut needed = u64::from(self.blocks.valid[block as usize]);
+            if needed == 0 {
+                continue;
+            }
+            let pages = self.blocks.allocated_pages[block as usize];
+            let first = self.geometry.unit_address(block, 0, 0);
+            slots.clear();
+            if partial_blocks.binary_search(&block).is_ok() {
+                for page in 0..pages {
+                    let filled = partial.get(&(block, page)).copied().unwrap_or(units_per_page);
+                    slots.extend((0..filled).map(|slot| self.geometry.unit_address(block, page, slot)));
+                }
+            } else {
+                slots.extend(first..first + pages * units_per_page);
+            }
+            let mut remaining = slots.len() as u64;
+            debug_assert!(needed <= remaining, "block {block}: {needed} valid units in {remaining} slots");
+            // Selection sampling: each written slot in turn is kept with probability
+            // needed / remaining, which keeps a uniformly random subset of the right size.
+            for &physical in &slots {
+                if (bits.next(rng) * remaining) >> 32 < needed {
+                    self.mapping.set(logical.next().expect("one per valid unit"), physical);
+                    placed += 1;
+                    needed -= 1;
+                    if needed == 0 {
+                        break;
+                    }
+                }
+                remaining -= 1;
+            }
+        }
+        assert_eq!(placed, span_units, "the block table holds the span's units");
+    }
+}
+
+/// 32 random bits at a time from the 64 of each draw.
+#[derive(Debug, Default)]
+struct Bits {
+    spare: Option<u32>,
+}
+
+impl Bits {
+    #[inline]
+    fn next(&mut self, rng: &mut Rng) -> u64 {
+        if let Some(bits) = self.spare.take() {
+            return u64::from(bits);
+        }
+        let draw = rng.next_u64();
+        self.spare = Some((draw >> 32) as u32);
+        draw & 0xFFFF_FFFF
+    }
+}
+
+/// An index drawn in proportion to `weights`, each at most `capacity`, by rejection: a uniform
+/// index, kept with probability weight / capacity (one 64-bit draw per try).
+#[inline]
+fn draw(weights: &[u64], capacity: u64, rng: &mut Rng) -> usize {
+    let len = weights.len() as u64;
+    loop {
+        let bits = rng.next_u64();
+        let index = (((bits >> 32) * len) >> 32) as usize;
+        if ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index] {
+            return index;
+        }
+    }
+}
+
+/// A block of a plane (its index there) drawn in proportion to its valid units; see [`draw`].
+#[inline]
+fn draw_block(valid: &[u32], units_per_block: u32, rng: &mut Rng) -> u32 {
+    let len = valid.len() as u64;
+    loop {
+        let bits = rng.next_u64();
+        let index = (((bits >> 32) * len) >> 32) as usize;
+        if ((bits & 0xFFFF_FFFF) * u64::from(units_per_block)) >> 32 < u64::from(valid[index]) {
+            return index as u32;
+        }
+    }
+}
+
+/// A random permutation of `0..n` computed on demand (no table): `k ↦ (a·k + c) mod n` with `a`
+/// coprime to `n`, drawn near n/φ so that consecutive `k` (one block's slots) land far apart,
+/// then a random rotation. Logical neighbours end in unrelated blocks, as after random overwrites.
+#[derive(Debug)]
+struct Permutation {
+    n: u64,
+    a: u64,
+    c: u64,
+}
+
+impl Permutation {
+    fn new(n: u32, rng: &mut Rng) -> Permutation {
+        let n = u64::from(n).max(1);
+        let golden = (n as f64 / 1.618_033_988_749_895) as u64;
+        let mut a = (golden + rng.below(n / 64 + 1)).max(1) % n.max(2);
+        while gcd(a.max(1), n) != 1 {
+            a += 1;
+        }
+        Permutation {
+            n,
+            a: a.max(1),
+            c: rng.below(n),
+        }
+    }
+
+    /// The values for k = 0, 1, 2, … (by addition: no division per value).
+    fn iter(&self) -> impl Iterator<Item = u32> {
+        let (n, step) = (self.n, self.a % self.n);
+        let mut value = self.c;
+        (0..n).map(move |_| {
+            let current = value as u32;
+            value += step;
+            if value >= n {
+                value -= n;
+            }
+            current
+        })
+    }
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_permutation_is_a_bijection() {
+        for n in [1u32, 2, 7, 64, 1000, 65_536, 100_003] {
+            let permutation = Permutation::new(n, &mut Rng::stream(3, "test"));
+            let mut seen = vec![false; n as usize];
+            let by_addition: Vec<u32> = permutation.iter().collect();
+            assert_eq!(by_addition.len(), n as usize);
+            for k in 0..n {
+                let value = by_addition[k as usize] as usize;
+                let direct = (permutation.a % permutation.n * u64::from(k) + permutation.c) % permutation.n;
+                assert_eq!(direct as usize, value);
+                assert!(!seen[value], "n = {n}: {value} twice");
+                seen[value] = true;
+            }
+        }
+    }
+}
