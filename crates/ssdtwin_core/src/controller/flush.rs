@@ -13,6 +13,7 @@
 //! read in first if `cached` and missing); dirty pages beyond the protected count are written
 //! back, least recently used first, one program each on the dies in turn. While more write-backs
 //! wait than there are dies, no new batch starts (and without a buffer no host write is admitted).
+//! A translation page turning dirty or clean is told to the flush order, which LIDF weighs.
 
 use super::buffer::Entry;
 use super::dram::Dram;
