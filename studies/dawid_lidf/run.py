@@ -1,7 +1,7 @@
 """The dawid_lidf study (the capacitor paper, papers/003, Figures 3-6): IOPS and write traffic
 against the protected ratio of the mapping table, FIFO against LIDF flushing.
 
-    python studies/dawid_lidf/run.py            # 42 runs, the README table and plots (~2 min)
+    python studies/dawid_lidf/run.py            # 42 runs, the README table and plots (~1.5 min)
     python studies/dawid_lidf/run.py --small    # the test's scaled-down drive
 
 Each point runs `base.toml` with one workload (4 KiB sequential writes, 4 KiB random writes, the

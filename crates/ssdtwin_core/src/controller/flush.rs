@@ -13,6 +13,7 @@
 //! read in first if `cached` and missing); dirty pages beyond the protected count are written
 //! back, least recently used first, one program each on the dies in turn. While more write-backs
 //! wait than there are dies, no new batch starts (and without a buffer no host write is admitted).
+//! A translation page turning dirty or clean is told to the flush order, which LIDF weighs.
 
 use super::buffer::Entry;
 use super::dram::Dram;
@@ -223,11 +224,14 @@ impl Controller {
             let evicted = mapping.load(tpage);
             let die = tpage % self.geometry.dies;
             self.enqueue_op(die, OpKind::MappingRead { tpage, load: false }, false, cx);
-            if evicted.is_some() {
+            if let Some(written) = evicted {
                 self.program_translation_page(dram, cx);
+                set_tpage_dirty(dram, written, false);
             }
         }
-        dram.mapping.as_mut().expect("checked").mark_dirty(tpage);
+        if dram.mapping.as_mut().expect("checked").mark_dirty(tpage) {
+            set_tpage_dirty(dram, tpage, true);
+        }
     }
 
     /// Writes back the dirty translation pages beyond the protected count, spread over the dies.
@@ -238,8 +242,9 @@ impl Controller {
         };
         let mut pages = std::mem::take(&mut dram.scratch);
         mapping.take_over_limit(&mut pages);
-        for _ in pages.drain(..) {
+        for page in pages.drain(..) {
             self.program_translation_page(dram, cx);
+            set_tpage_dirty(dram, page, false);
         }
         dram.scratch = pages;
     }
@@ -260,8 +265,9 @@ impl Controller {
         }
         let mut dram = self.dram.take().expect("mapping reads need the DRAM models");
         let evicted = dram.mapping.as_mut().expect("tracked").load(tpage);
-        if evicted.is_some() {
+        if let Some(written) = evicted {
             self.program_translation_page(&mut dram, cx);
+            set_tpage_dirty(&mut dram, written, false);
         }
         let mut index = dram.waiting.len();
         while index > 0 {
@@ -279,6 +285,14 @@ impl Controller {
     pub(super) fn on_mapping_program_done(&mut self) {
         let dram = self.dram.as_deref_mut().expect("write-backs need the DRAM models");
         dram.writebacks -= 1;
+    }
+}
+
+/// Tells the write buffer's flush order that translation page `tpage` turned dirty or clean.
+#[inline]
+fn set_tpage_dirty(dram: &mut Dram, tpage: u32, dirty: bool) {
+    if let Some(buffer) = dram.buffer.as_mut() {
+        buffer.set_tpage_dirty(tpage, dirty);
     }
 }
 

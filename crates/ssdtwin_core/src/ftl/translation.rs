@@ -178,13 +178,14 @@ impl TranslationCache {
         written
     }
 
-    /// A mapping entry of the cached `page` changed: it is dirty, most recent.
-    pub fn mark_dirty(&mut self, page: u32) {
+    /// A mapping entry of the cached `page` changed: it is dirty, most recent. True when it was
+    /// clean before.
+    pub fn mark_dirty(&mut self, page: u32) -> bool {
         let index = page as usize;
         debug_assert!(self.flags[index] & CACHED != 0, "only a cached page is updated");
         if self.flags[index] & DIRTY != 0 {
             self.touch(page);
-            return;
+            return false;
         }
         if self.cached_mode {
             self.unlink(page, false);
@@ -192,6 +193,7 @@ impl TranslationCache {
         self.flags[index] |= DIRTY;
         self.push_back(page, true);
         self.counts.max_dirty = self.counts.max_dirty.max(self.dirty.len);
+        true
     }
 
     /// Appends to `out` the least recently used dirty pages beyond the protected count, now clean
@@ -307,9 +309,9 @@ mod tests {
         let mut out = Vec::new();
         for page in [3, 5, 7] {
             assert!(cache.lookup(page, true));
-            cache.mark_dirty(page);
+            assert!(cache.mark_dirty(page), "clean before");
         }
-        cache.mark_dirty(3); // 3 is now the most recent
+        assert!(!cache.mark_dirty(3), "already dirty"); // 3 is now the most recent
         cache.take_over_limit(&mut out);
         assert_eq!(out, vec![5]);
         assert_eq!(cache.dirty_in_lru_order(), vec![7, 3]);
@@ -322,7 +324,7 @@ mod tests {
         let mut cache = TranslationCache::new(10, 4, Some(2), 10);
         assert!(!cache.lookup(1, true));
         assert_eq!(cache.load(1), None);
-        cache.mark_dirty(1);
+        assert!(cache.mark_dirty(1));
         assert!(!cache.lookup(2, true));
         assert_eq!(cache.load(2), None);
         assert!(cache.lookup(2, true));

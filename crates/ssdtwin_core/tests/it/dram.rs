@@ -193,6 +193,38 @@ fn lidf_writes_fewer_translation_pages_than_fifo() {
 }
 
 #[test]
+fn fully_protected_lidf_leaves_no_group_behind_and_coalesces_like_fifo() {
+    // A skewed mix (JESD219 access skew) with every translation page protected: nothing is ever
+    // written back, so LIDF has nothing to win and must not lose the buffer to groups of pages
+    // that were clean when their writes arrived (a write is flushed within two rounds).
+    let run_order = |order: &str| {
+        let order = format!("buffer.flush_order={order}");
+        writes(
+            "random",
+            20000,
+            &[
+                "workload.distribution=jesd219",
+                "buffer.capacity=4MiB",
+                "plp.enabled=true",
+                "plp.protected_ratio=1.0",
+                &order,
+            ],
+        )
+    };
+    let (fifo, lidf) = (run_order("fifo"), run_order("lidf"));
+    let (fifo_buffer, lidf_buffer) = (fifo.buffer.as_ref().unwrap(), lidf.buffer.as_ref().unwrap());
+    assert!(fifo_buffer.coalesced > 0);
+    assert!(
+        lidf_buffer.coalesced as f64 >= 0.95 * fifo_buffer.coalesced as f64,
+        "lidf {} fifo {}",
+        lidf_buffer.coalesced,
+        fifo_buffer.coalesced
+    );
+    assert!(lidf.flash.programs as f64 <= 1.01 * fifo.flash.programs as f64);
+    assert!(lidf.iops >= 0.99 * fifo.iops, "lidf {} fifo {}", lidf.iops, fifo.iops);
+}
+
+#[test]
 fn per_mapping_unit_state_stays_within_12_bytes() {
     let report = writes(
         "random",

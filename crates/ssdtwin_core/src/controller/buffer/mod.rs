@@ -44,6 +44,13 @@ impl FlushOrder {
             FlushOrder::Lidf(order) => order.pop(),
         }
     }
+
+    fn set_tpage_dirty(&mut self, tpage: u32, dirty: bool) {
+        match self {
+            FlushOrder::Fifo(_) => {}
+            FlushOrder::Lidf(order) => order.set_dirty(tpage, dirty),
+        }
+    }
 }
 
 /// Versions of one logical unit held: waiting to flush, and in programs not yet done.
@@ -147,6 +154,14 @@ impl WriteBuffer {
         self.stats.peak = self.stats.peak.max(self.used);
         self.order.push(entry, tpage_dirty);
         true
+    }
+
+    /// Translation page `tpage` became dirty (`true`: the first update since it was clean
+    /// completed) or clean (written back): an order that weighs the cost of a flush (LIDF) moves
+    /// its waiting writes.
+    #[inline]
+    pub fn set_tpage_dirty(&mut self, tpage: u32, dirty: bool) {
+        self.order.set_tpage_dirty(tpage, dirty);
     }
 
     /// Whether a flush batch should start (the fill level is reached and writes wait).
