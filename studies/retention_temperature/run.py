@@ -182,6 +182,8 @@ def part_spread(**overrides: Any) -> dict[str, Any]:
         row["af_ratio_s"] = row["af_ratio"] ** s
     return {
         "packages": packages,
+        "time_s": times[1:],
+        "temperatures": [list(series[f"temp_c.nand_{index}"]) for index in range(len(packages))],
         "slope": s,
         "simulated_s": report.simulated_time_s,
         "controller_max_c": report.thermal["max_c"]["controller"],
@@ -255,6 +257,33 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
+def plot_spread(result: dict[str, Any], path: Path) -> None:
+    """Each package's temperature over the run, and its normalised errors."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(9, 3.8))
+    FigureCanvasAgg(figure)
+    temperatures, errors = figure.subplots(1, 2)
+    for row, column in zip(result["packages"], result["temperatures"], strict=True):
+        temperatures.plot(result["time_s"], column, label=f"nand_{row['package']}")
+    temperatures.set_xlabel("time under load [s]")
+    temperatures.set_ylabel("package temperature [°C]")
+    temperatures.grid(True, alpha=0.3)
+    temperatures.legend()
+    names = [f"nand_{row['package']}" for row in result["packages"]]
+    errors.bar(names, [row["normalised"] for row in result["packages"]], color="tab:red")
+    for index, row in enumerate(result["packages"]):
+        errors.annotate(
+            f"{row['ratio']:.2f}x", (index, row["normalised"]), ha="center", va="bottom", fontsize=9
+        )
+    errors.set_ylabel("bit errors / ECC correction capability")
+    errors.set_title("mean over the run's reads (ratio to the coolest)", fontsize=10)
+    figure.suptitle("One board whose packages differ (P/E 3,000, fresh data)", fontsize=11)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
 def main() -> None:
     rows = part_a()
     print("| elapsed | 55 °C | 70 °C | ratio 70/55 |")
@@ -272,6 +301,7 @@ def main() -> None:
     for row in part_b():
         print(f"| {row['ambient_c']} | {row['package']} | {row['max_c']:.1f} | {row['normalised']:.5f} |")
     spread = part_spread()
+    plot_spread(spread, HERE / "retention_spread.png")
     print()
     print(
         f"one board, {spread['simulated_s']:.1f} s, slope {spread['slope']:.3f}, "
