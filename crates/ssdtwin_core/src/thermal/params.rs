@@ -312,12 +312,7 @@ impl ThermalConfig {
             ));
             let coupling = self.controller_coupling_w_per_k.get(i - 1);
             if coupling > 0.0 {
-                links.push(link(
-                    0,
-                    Some(i),
-                    1.0 / coupling,
-                    "thermal.controller_coupling_w_per_k",
-                ));
+                links.push(link(0, Some(i), 1.0 / coupling, "thermal.controller_coupling_w_per_k"));
             }
             if i < n {
                 links.push(link(
@@ -497,4 +492,3 @@ impl ThermalConfig {
         Ok(())
     }
 }
-

@@ -67,7 +67,10 @@ impl<'de> Deserialize<'de> for PerPackage {
         impl<'de> serde::de::Visitor<'de> for Visitor {
             type Value = PerPackage;
             fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                write!(f, "a number for every NAND package or a list of numbers, one per package")
+                write!(
+                    f,
+                    "a number for every NAND package or a list of numbers, one per package"
+                )
             }
             fn visit_f64<E: serde::de::Error>(self, value: f64) -> Result<PerPackage, E> {
                 Ok(PerPackage::All(value))
@@ -110,7 +113,11 @@ mod tests {
         assert_eq!(each.value.check_length(3, "k"), Ok(()));
         let error = each.value.check_length(4, "thermal.x").unwrap_err();
         assert_eq!(error.key, "thermal.x");
-        assert!(error.message.contains("3 values for 4 NAND packages"), "{}", error.message);
+        assert!(
+            error.message.contains("3 values for 4 NAND packages"),
+            "{}",
+            error.message
+        );
         assert!(toml::from_str::<Holder>("value = \"hot\"").is_err());
         assert!(toml::from_str::<Holder>("value = [1, \"a\"]").is_err());
     }

@@ -444,7 +444,11 @@ fn thermal_per_package_values_are_checked_against_the_package_count() {
     };
     let short = error(&|c| c.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![10.0; 3]));
     assert_eq!(short.key, "thermal.resistance_k_per_w.nand_to_pcb");
-    assert!(short.message.contains("3 values for 4 NAND packages"), "{}", short.message);
+    assert!(
+        short.message.contains("3 values for 4 NAND packages"),
+        "{}",
+        short.message
+    );
     let long = error(&|c| c.controller_coupling_w_per_k = PerPackage::Each(vec![0.1; 5]));
     assert_eq!(long.key, "thermal.controller_coupling_w_per_k");
     assert_eq!(
@@ -468,7 +472,10 @@ fn thermal_per_package_values_are_checked_against_the_package_count() {
     config.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![f64::INFINITY, 10.0, 10.0, 10.0]);
     config.resistance_k_per_w.nand_lateral = f64::INFINITY;
     config.resistance_k_per_w.package_top_to_ambient = f64::INFINITY;
-    assert_eq!(error(&|c| *c = config.clone()).key, "thermal.resistance_k_per_w.nand_to_pcb");
+    assert_eq!(
+        error(&|c| *c = config.clone()).key,
+        "thermal.resistance_k_per_w.nand_to_pcb"
+    );
     config.controller_coupling_w_per_k = PerPackage::Each(vec![0.2, 0.0, 0.0, 0.0]);
     assert_eq!(config.validate(), Ok(()));
 }
