@@ -118,6 +118,11 @@ mod tests {
             "{}",
             error.message
         );
+        // The scenario's JSON form (reports, snapshots) reads back to the same value.
+        for value in [PerPackage::All(8.0), PerPackage::Each(vec![30.0, 15.0, 10.0, 6.0])] {
+            let json = serde_json::to_value(&value).unwrap();
+            assert_eq!(serde_json::from_value::<PerPackage>(json).unwrap(), value);
+        }
         assert!(toml::from_str::<Holder>("value = \"hot\"").is_err());
         assert!(toml::from_str::<Holder>("value = [1, \"a\"]").is_err());
     }
