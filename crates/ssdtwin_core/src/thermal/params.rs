@@ -267,9 +267,11 @@ pub struct Layout {
 
 impl ThermalConfig {
     /// The nodes and links this configuration describes: the controller (index 0), the NAND
-    /// packages (1..=n), DRAM, PCB, then the heatsink if present. Every package sits on the PCB;
-    /// NAND packages are chained laterally; each package's top goes to the heatsink if there is
-    /// one, to the air otherwise; PCB and heatsink go to ambient.
+    /// packages (1..=n), DRAM, PCB, then the heatsink if present. Every package sits on the PCB
+    /// (each NAND package through its own `nand_to_pcb`); NAND packages are chained laterally; a
+    /// NAND package with a positive `controller_coupling_w_per_k` is joined to the controller;
+    /// each package's top goes to the heatsink if there is one, to the air otherwise; PCB and
+    /// heatsink go to ambient. Per-package lists must have one value per package (`validate`).
     pub fn layout(&self) -> Layout {
         let c = &self.capacitance_j_per_k;
         let r = &self.resistance_k_per_w;
