@@ -86,3 +86,33 @@ def test_an_infinite_resistance_opens_a_path_from_python():
     with pytest.raises(ssdtwin.ConfigError) as raised:
         ssdtwin.run(None, **THERMAL, **{"thermal.ambient_c": float("nan")})
     assert raised.value.key == "thermal.ambient_c"
+
+
+def test_per_package_values_from_python_make_packages_differ():
+    # THERMAL runs the default drive's 8 packages. One list entry per package; equal entries and a
+    # zero coupling are the default network, report for report.
+    default = ssdtwin.run(None, **THERMAL)
+    packages = default.config["thermal"]["nand_packages"]
+    listed = ssdtwin.run(
+        None,
+        **THERMAL,
+        **{
+            "thermal.resistance_k_per_w.nand_to_pcb": [10.0] * packages,
+            "thermal.controller_coupling_w_per_k": [0] * packages,
+        },
+    )
+    assert listed.thermal == default.thermal
+    # The package coupled to the controller runs hotter than the one on the same copper without.
+    coupled = ssdtwin.run(
+        None, **THERMAL, **{"thermal.controller_coupling_w_per_k": [0.5] + [0] * (packages - 1)}
+    )
+    final = coupled.thermal["final_c"]
+    assert final["nand_0"] > final[f"nand_{packages - 1}"]
+    assert final["controller"] < default.thermal["final_c"]["controller"]
+    with pytest.raises(ssdtwin.ConfigError) as raised:
+        ssdtwin.run(None, **THERMAL, **{"thermal.resistance_k_per_w.nand_to_pcb": [10, 10]})
+    assert raised.value.key == "thermal.resistance_k_per_w.nand_to_pcb"
+    assert f"2 values for {packages} NAND packages" in str(raised.value)
+    with pytest.raises(ssdtwin.ConfigError) as raised:
+        ssdtwin.run(None, **THERMAL, **{"thermal.controller_coupling_w_per_k": [-1] + [0] * (packages - 1)})
+    assert raised.value.key == "thermal.controller_coupling_w_per_k[0]"

@@ -7,11 +7,14 @@ bit errors normalised to the ECC correction capability against elapsed time for 
 Part A holds the data at a fixed temperature (`reliability.retention_age` at
 `reliability.retention_temp_c`, an aged start) and reads it back; part B starts from freshly
 written data and lets it age during the run at the temperatures the thermal model computes, for
-two boards whose ambient differs by 15 °C.
+two boards whose ambient differs by 15 °C, and for one board whose packages differ by about 15 °C
+(per-package thermal parameters); part C is part A's ratio at equal time with the retention slope
+a summary of Luo et al. implies.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +45,32 @@ THERMAL: dict[str, Any] = {
     "workload.io_count": 300_000,
 }
 AMBIENTS_C = [40, 55]
+# Part B, one board whose packages differ (README: the values and why). The package beside the
+# controller (nand_0) is coupled to it and sits on little copper; the one at the far end sits on
+# the most; the controller itself on a thin board's copper. Read disturb off, so a package's errors
+# are its retention errors alone; started at the idle drive's steady state; 40 s under load.
+SPREAD: dict[str, Any] = {
+    "thermal.ambient_c": 40,
+    "thermal.initial": "steady",
+    "thermal.resistance_k_per_w.controller_to_pcb": 15,
+    "thermal.resistance_k_per_w.nand_to_pcb": [30, 15, 10, 6],
+    "thermal.controller_coupling_w_per_k": [0.3, 0, 0, 0],
+    "reliability.read_disturb": 0.0,
+    "power.sample_interval": "100ms",
+    "workload.io_count": 12_000_000,
+}
+# Arrhenius (docs/models/reliability.md): Boltzmann's constant [eV/K], the default activation
+# energy [eV], the reference temperature of the retention times [K].
+BOLTZMANN_EV_PER_K = 8.617e-5
+EA_EV = 1.1
+REFERENCE_K = 298.15
+# Part C: a summary of Luo et al. states that at 10,000 P/E the RBER "rises an order of magnitude
+# in ~3 h and another by ~11 days". With ln RBER linear in ln t, two successive decades of RBER
+# take a factor 264 h / 3 h = 88 in time, so the slope is ln 10 / ln 88 = 0.514; the default
+# coefficients give alpha * 10,000 + beta = 0.329. Part C raises beta to 0.514 - alpha * 10,000 so
+# the slope at 10,000 P/E is the implied one, and compares the 70/55 °C ratio at equal time.
+LUO_PE = 10_000
+LUO_SLOPE = math.log(10) / math.log(264 / 3)
 
 
 def hard_limit(report: ssdtwin.Report) -> float:
@@ -98,6 +127,110 @@ def part_b(**overrides: Any) -> list[dict[str, Any]]:
     return rows
 
 
+def acceleration(temp_c: float) -> float:
+    """Arrhenius acceleration factor of `temp_c` relative to 25 °C (1.1 eV)."""
+    return math.exp(EA_EV / BOLTZMANN_EV_PER_K * (1 / REFERENCE_K - 1 / (temp_c + 273.15)))
+
+
+def slope(report: ssdtwin.Report) -> float:
+    """The 3D retention form's slope d ln RBER / d ln t at the run's P/E cycles."""
+    config = report.config["reliability"]
+    coefficients = config["retention_3d"]
+    return coefficients["alpha"] * config["pe_cycles"] + coefficients["beta"]
+
+
+def part_spread(**overrides: Any) -> dict[str, Any]:
+    """One board whose packages differ: each package's temperature, normalised errors, and the
+    error ratio the Arrhenius clocks predict from the package temperatures alone."""
+    report = ssdtwin.run(**{**BASE, **THERMAL, **SPREAD, **overrides})
+    series = report.timeseries
+    # Row i covers [time_s[i], time_s[i + 1]) and carries the temperatures at its end; the last
+    # row ends with the run.
+    times = [*series["time_s"], report.simulated_time_s]
+    s = slope(report)
+    packages = []
+    for index, rber in enumerate(report.reliability["rber_mean_per_package"]):
+        temps = list(series[f"temp_c.nand_{index}"])
+        # Effective retention time at the end of each row: the Arrhenius factor integrated over
+        # the row (temperatures at row ends, linear between them; the first row flat).
+        temps = [temps[0], *temps]
+        clock, effective = 0.0, []
+        for row in range(1, len(times)):
+            span = times[row] - times[row - 1]
+            clock += span * (acceleration(temps[row - 1]) + acceleration(temps[row])) / 2
+            effective.append(clock)
+        # Reads come at a constant rate, so the mean RBER is proportional to the mean of t_eff^s.
+        predicted = sum(t**s for t in effective) / len(effective)
+        packages.append(
+            {
+                "package": index,
+                "effective_s": effective[-1],
+                "mean_c": sum(temps[1:]) / len(temps[1:]),
+                "max_c": report.thermal["max_c"][f"nand_{index}"],
+                "final_c": report.thermal["final_c"][f"nand_{index}"],
+                "rber": rber,
+                "normalised": rber / hard_limit(report),
+                "predicted": predicted,
+            }
+        )
+    coolest = min(packages, key=lambda row: row["mean_c"])
+    for row in packages:
+        row["ratio"] = row["rber"] / coolest["rber"]
+        row["predicted_ratio"] = row["predicted"] / coolest["predicted"]
+        # The mean Arrhenius factors' ratio (the effective ages at the end) to the power s.
+        row["af_ratio"] = row["effective_s"] / coolest["effective_s"]
+        row["af_ratio_s"] = row["af_ratio"] ** s
+    return {
+        "packages": packages,
+        "time_s": times[1:],
+        "temperatures": [list(series[f"temp_c.nand_{index}"]) for index in range(len(packages))],
+        "slope": s,
+        "simulated_s": report.simulated_time_s,
+        "controller_max_c": report.thermal["max_c"]["controller"],
+    }
+
+
+def part_c(ages: list[str] = ("1d", "30d"), **overrides: Any) -> list[dict[str, Any]]:
+    """The 70/55 °C ratio at equal time at 10,000 P/E with the default slope and with the slope
+    implied by the Luo et al. summary."""
+    alpha = ssdtwin.resolve()["reliability"]["retention_3d"]["alpha"]
+    variants = {
+        "default": {},
+        "luo": {"reliability.retention_3d.beta": LUO_SLOPE - alpha * LUO_PE},
+    }
+    rows = []
+    for name, variant in variants.items():
+        by_temp = {}
+        for temp_c in TEMPERATURES_C:
+            for age in ages:
+                report = ssdtwin.run(
+                    **{
+                        **BASE,
+                        "reliability.pe_cycles": LUO_PE,
+                        **variant,
+                        **overrides,
+                        "reliability.retention_age": age,
+                        "reliability.retention_temp_c": temp_c,
+                    }
+                )
+                by_temp[(temp_c, age)] = report
+        for age in ages:
+            cold, hot = by_temp[(55, age)], by_temp[(70, age)]
+            s = slope(cold)
+            rows.append(
+                {
+                    "variant": name,
+                    "age": age,
+                    "slope": s,
+                    "normalised_55": cold.reliability["rber_mean"] / hard_limit(cold),
+                    "normalised_70": hot.reliability["rber_mean"] / hard_limit(hot),
+                    "ratio": hot.reliability["rber_mean"] / cold.reliability["rber_mean"],
+                    "expected": (acceleration(70) / acceleration(55)) ** s,
+                }
+            )
+    return rows
+
+
 def plot(rows: list[dict[str, Any]], path: Path) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -124,6 +257,33 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     figure.savefig(path, dpi=120)
 
 
+def plot_spread(result: dict[str, Any], path: Path) -> None:
+    """Each package's temperature over the run, and its normalised errors."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(9, 3.8))
+    FigureCanvasAgg(figure)
+    temperatures, errors = figure.subplots(1, 2)
+    for row, column in zip(result["packages"], result["temperatures"], strict=True):
+        temperatures.plot(result["time_s"], column, label=f"nand_{row['package']}")
+    temperatures.set_xlabel("time under load [s]")
+    temperatures.set_ylabel("package temperature [°C]")
+    temperatures.grid(True, alpha=0.3)
+    temperatures.legend()
+    names = [f"nand_{row['package']}" for row in result["packages"]]
+    errors.bar(names, [row["normalised"] for row in result["packages"]], color="tab:red")
+    for index, row in enumerate(result["packages"]):
+        errors.annotate(
+            f"{row['ratio']:.2f}x", (index, row["normalised"]), ha="center", va="bottom", fontsize=9
+        )
+    errors.set_ylabel("bit errors / ECC correction capability")
+    errors.set_title("mean over the run's reads (ratio to the coolest)", fontsize=10)
+    figure.suptitle("One board whose packages differ (P/E 3,000, fresh data)", fontsize=11)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+
+
 def main() -> None:
     rows = part_a()
     print("| elapsed | 55 °C | 70 °C | ratio 70/55 |")
@@ -140,6 +300,29 @@ def main() -> None:
     print("|---|---|---|---|")
     for row in part_b():
         print(f"| {row['ambient_c']} | {row['package']} | {row['max_c']:.1f} | {row['normalised']:.5f} |")
+    spread = part_spread()
+    plot_spread(spread, HERE / "retention_spread.png")
+    print()
+    print(
+        f"one board, {spread['simulated_s']:.1f} s, slope {spread['slope']:.3f}, "
+        f"controller max {spread['controller_max_c']:.1f} °C"
+    )
+    print("| package | mean °C | max °C | normalised | AF ratio | AF ratio^s | errors ratio | predicted |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in spread["packages"]:
+        print(
+            f"| nand_{row['package']} | {row['mean_c']:.1f} | {row['max_c']:.1f} | {row['normalised']:.5f} "
+            f"| {row['af_ratio']:.2f} | {row['af_ratio_s']:.3f} | {row['ratio']:.3f} "
+            f"| {row['predicted_ratio']:.3f} |"
+        )
+    print()
+    print("| slope | elapsed | 55 °C | 70 °C | ratio 70/55 | 5.48^slope |")
+    print("|---|---|---|---|---|---|")
+    for row in part_c():
+        print(
+            f"| {row['variant']} {row['slope']:.3f} | {row['age']} | {row['normalised_55']:.4f} "
+            f"| {row['normalised_70']:.4f} | {row['ratio']:.2f} | {row['expected']:.2f} |"
+        )
 
 
 if __name__ == "__main__":

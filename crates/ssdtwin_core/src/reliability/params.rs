@@ -97,7 +97,10 @@ pub struct ReliabilityConfig {
     /// Read-retry ladder: each step shifts the read references and divides the RBER by this
     /// [ratio]. Default 1.6 [A: MODELS.md §3.4].
     pub retry_step_gain: f64,
-    /// Read-retry steps before the controller falls back to soft decoding [steps]. Default 5 [A].
+    /// Read-retry steps before the controller falls back to soft decoding [steps]. Default 5 [A:
+    /// the team's notes suggest up to 15, also an assumption without a source; with a gain of
+    /// 1.6 a 15-step ladder lowers the RBER 1,153-fold, so no RBER up to the 0.5 cap would ever
+    /// reach soft decoding or be uncorrectable; 5 steps lower it 10.5-fold, docs/models/reliability.md].
     pub retry_max_steps: u32,
     /// Read reclaim: `none` or `threshold`. Default threshold.
     pub read_reclaim: ReadReclaim,

@@ -100,4 +100,39 @@ mod tests {
             }
         );
     }
+
+    #[test]
+    fn why_the_default_ladder_has_5_steps_and_not_15() {
+        // docs/models/reliability.md, "Why 5 steps": the [SELFHEAT] code's hard limit, 1e-2 soft.
+        let ecc = Ecc {
+            hard_limit: 220.0 / (4320.0 * 8.0),
+            soft_limit: 1e-2,
+        };
+        // 15 steps of 1.6 clear every RBER up to the 0.5 cap by retries alone (10 steps at 0.5):
+        // nothing would ever decode soft or fail.
+        let long = Ladder::new(1.6, 15);
+        assert_eq!(
+            long.cost(0.5, &ecc),
+            ReadCost {
+                retries: 10,
+                soft: false,
+                uncorrectable: false
+            }
+        );
+        // 5 steps reach 6.37e-3 × 1.6^5 = 6.7e-2; soft decoding up to 1e-2 × 1.6^5 = 0.105; beyond
+        // that the read fails.
+        let ladder = Ladder::new(1.6, 5);
+        assert_eq!(ladder.cost(6.6e-2, &ecc).retries, 5);
+        assert!(!ladder.cost(6.6e-2, &ecc).soft);
+        assert_eq!(
+            ladder.cost(0.1, &ecc),
+            ReadCost {
+                retries: 5,
+                soft: true,
+                uncorrectable: false
+            }
+        );
+        assert!(ladder.cost(0.11, &ecc).uncorrectable);
+        assert!(ladder.cost(0.5, &ecc).uncorrectable);
+    }
 }

@@ -24,11 +24,13 @@
 pub mod model;
 pub mod network;
 pub mod params;
+pub mod per_package;
 pub mod throttle;
 
 pub use model::{NodeEnergy, ThermalModel, ThermalReport, ThermalSeries};
 pub use network::{InitialState, ThermalNetwork};
 pub use params::{Node, ThermalConfig};
+pub use per_package::PerPackage;
 
 #[cfg(test)]
 mod tests;

@@ -13,6 +13,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::per_package::PerPackage;
 use crate::base::error::ConfigError;
 use crate::base::time::Duration;
 
@@ -51,6 +52,13 @@ pub struct ThermalConfig {
     pub capacitance_j_per_k: ThermalCapacitances,
     /// Thermal resistances between nodes and to ambient [K/W].
     pub resistance_k_per_w: ThermalResistances,
+    /// Conductance from the controller package straight to each NAND package, in parallel with
+    /// the path through the PCB: the copper and the short distance between a package and the
+    /// controller beside it [W/K]. One number for every package or a list with one per package
+    /// (`nand_0` first); 0 adds no path. Default 0 (every package reaches the controller only
+    /// through the PCB) [A: the self-heating paper attributes its ±15 °C chip-to-chip spread to
+    /// components that "thermally react differently", without values; docs/models/thermal.md].
+    pub controller_coupling_w_per_k: PerPackage,
 }
 
 /// Where a run's temperatures start.
@@ -141,8 +149,10 @@ pub struct ThermalResistances {
     /// Controller package to PCB, through its balls [K/W]. Default 8 [P: order of a generic
     /// PBGA's θJB on a JEDEC 2S2P board, 11.3 K/W, TI TMS320C6742 datasheet].
     pub controller_to_pcb: f64,
-    /// Each NAND package to PCB, through its balls [K/W]. Default 10 [P: as `controller_to_pcb`].
-    pub nand_to_pcb: f64,
+    /// Each NAND package to PCB, through its balls [K/W]: one number for every package or a list
+    /// with one per package (`nand_0` first), for packages that sit on less copper or farther
+    /// from the connector. Default 10 [P: as `controller_to_pcb`].
+    pub nand_to_pcb: PerPackage,
     /// DRAM package to PCB, through its balls [K/W]. Default 12 [P: as `controller_to_pcb`].
     pub dram_to_pcb: f64,
     /// Between neighbouring NAND packages, in-plane through the PCB copper; packages form a
@@ -177,6 +187,7 @@ impl Default for ThermalConfig {
             heatsink: false,
             capacitance_j_per_k: ThermalCapacitances::default(),
             resistance_k_per_w: ThermalResistances::default(),
+            controller_coupling_w_per_k: PerPackage::All(0.0),
         }
     }
 }
@@ -197,7 +208,7 @@ impl Default for ThermalResistances {
     fn default() -> Self {
         ThermalResistances {
             controller_to_pcb: 8.0,
-            nand_to_pcb: 10.0,
+            nand_to_pcb: PerPackage::All(10.0),
             dram_to_pcb: 12.0,
             nand_lateral: 15.0,
             pcb_to_ambient: 8.0,
@@ -256,9 +267,11 @@ pub struct Layout {
 
 impl ThermalConfig {
     /// The nodes and links this configuration describes: the controller (index 0), the NAND
-    /// packages (1..=n), DRAM, PCB, then the heatsink if present. Every package sits on the PCB;
-    /// NAND packages are chained laterally; each package's top goes to the heatsink if there is
-    /// one, to the air otherwise; PCB and heatsink go to ambient.
+    /// packages (1..=n), DRAM, PCB, then the heatsink if present. Every package sits on the PCB
+    /// (each NAND package through its own `nand_to_pcb`); NAND packages are chained laterally; a
+    /// NAND package with a positive `controller_coupling_w_per_k` is joined to the controller;
+    /// each package's top goes to the heatsink if there is one, to the air otherwise; PCB and
+    /// heatsink go to ambient. Per-package lists must have one value per package (`validate`).
     pub fn layout(&self) -> Layout {
         let c = &self.capacitance_j_per_k;
         let r = &self.resistance_k_per_w;
@@ -296,9 +309,13 @@ impl ThermalConfig {
             links.push(link(
                 i,
                 Some(pcb),
-                r.nand_to_pcb,
+                r.nand_to_pcb.get(i - 1),
                 "thermal.resistance_k_per_w.nand_to_pcb",
             ));
+            let coupling = self.controller_coupling_w_per_k.get(i - 1);
+            if coupling > 0.0 {
+                links.push(link(0, Some(i), 1.0 / coupling, "thermal.controller_coupling_w_per_k"));
+            }
             if i < n {
                 links.push(link(
                     i,
@@ -386,6 +403,27 @@ impl ThermalConfig {
                 "thermal.nand_packages",
                 "0 packages: at least 1 is needed",
             ));
+        }
+        let packages = self.nand_packages as usize;
+        let nand_to_pcb = &self.resistance_k_per_w.nand_to_pcb;
+        nand_to_pcb.check_length(packages, "thermal.resistance_k_per_w.nand_to_pcb")?;
+        let coupling = &self.controller_coupling_w_per_k;
+        coupling.check_length(packages, "thermal.controller_coupling_w_per_k")?;
+        for (index, value) in coupling.values(packages).into_iter().enumerate() {
+            if !(value >= 0.0 && value.is_finite()) {
+                return Err(ConfigError::new(
+                    coupling.key("thermal.controller_coupling_w_per_k", index),
+                    format!("{value} W/K: a conductance must be finite and at least 0 (0 adds no path)"),
+                ));
+            }
+        }
+        for (index, value) in nand_to_pcb.values(packages).into_iter().enumerate() {
+            if value.is_nan() || value <= 0.0 {
+                return Err(ConfigError::new(
+                    nand_to_pcb.key("thermal.resistance_k_per_w.nand_to_pcb", index),
+                    format!("{value} K/W: a resistance must be positive (`inf` removes the path)"),
+                ));
+            }
         }
         let layout = self.layout();
         for (&capacitance, &key) in layout.capacitance_j_per_k.iter().zip(&layout.capacitance_keys) {

@@ -262,7 +262,7 @@ fn thermal_validation_names_the_key() {
         "thermal.capacitance_j_per_k.heatsink"
     );
     assert_eq!(
-        error(&|c| c.resistance_k_per_w.nand_to_pcb = 0.0),
+        error(&|c| c.resistance_k_per_w.nand_to_pcb = 0.0.into()),
         "thermal.resistance_k_per_w.nand_to_pcb"
     );
     assert_eq!(
@@ -292,7 +292,7 @@ fn thermal_validation_names_the_key() {
     );
     // The NAND packages cut off from the board and from the air.
     let nand_cut_off = |c: &mut ThermalConfig| {
-        c.resistance_k_per_w.nand_to_pcb = f64::INFINITY;
+        c.resistance_k_per_w.nand_to_pcb = f64::INFINITY.into();
         c.resistance_k_per_w.package_top_to_ambient = f64::INFINITY;
     };
     assert_eq!(error(&nand_cut_off), "thermal.resistance_k_per_w.nand_to_pcb");
@@ -361,4 +361,121 @@ fn thermal_default_network_reproduces_the_reference_sanity_runs() {
             "R {pcb_to_ambient}: 80 °C at {reached} s"
         );
     }
+}
+
+/// A board whose packages differ: `nand_0` beside the controller (a direct coupling), the others
+/// on less and less copper. The steady state is `T_a + G⁻¹·P` with G assembled here by hand from
+/// the resistances, independently of `ThermalConfig::layout`, and solved by LU.
+#[test]
+fn thermal_asymmetric_network_steady_state_against_a_hand_built_conductance_matrix() {
+    use super::per_package::PerPackage;
+    let nand_to_pcb = [6.0, 10.0, 20.0, 40.0];
+    let coupling = [0.25, 0.0, 0.0, 0.05];
+    let mut config = ThermalConfig::default();
+    config.resistance_k_per_w.nand_to_pcb = PerPackage::Each(nand_to_pcb.to_vec());
+    config.controller_coupling_w_per_k = PerPackage::Each(coupling.to_vec());
+    let mut network = default_network(&config);
+    let power = reference_power(&network);
+    apply(&mut network, &power);
+
+    // Nodes: controller 0, NAND 1..=4, DRAM 5, PCB 6.
+    let mut g = nalgebra::DMatrix::<f64>::zeros(7, 7);
+    let mut join = |a: usize, b: Option<usize>, conductance: f64| {
+        g[(a, a)] += conductance;
+        if let Some(b) = b {
+            g[(b, b)] += conductance;
+            g[(a, b)] -= conductance;
+            g[(b, a)] -= conductance;
+        }
+    };
+    join(0, Some(6), 1.0 / 8.0);
+    join(5, Some(6), 1.0 / 12.0);
+    join(6, None, 1.0 / 8.0);
+    for package in [0, 1, 2, 3, 4, 5] {
+        join(package, None, 1.0 / 300.0);
+    }
+    for k in 0..4 {
+        join(1 + k, Some(6), 1.0 / nand_to_pcb[k]);
+        if coupling[k] > 0.0 {
+            join(0, Some(1 + k), coupling[k]);
+        }
+        if k < 3 {
+            join(1 + k, Some(2 + k), 1.0 / 15.0);
+        }
+    }
+    let rise = g.lu().solve(&DVector::from_column_slice(&power)).unwrap();
+    let expected: Vec<f64> = rise.iter().map(|r| 35.0 + r).collect();
+    assert!(
+        max_difference(&network.steady_state(), &expected) < 1e-9,
+        "{:?} vs {expected:?}",
+        network.steady_state()
+    );
+    // Reached in time: within 0.01 K after 100 of the longest time constant.
+    let longest = network.time_constants_s()[0];
+    network.advance(Time::ZERO + Duration::from_secs_f64(100.0 * longest));
+    let temperatures = network.temperatures();
+    assert!(
+        max_difference(&temperatures, &expected) < 0.01,
+        "{temperatures:?} vs {expected:?}"
+    );
+    // The packages now differ: the one on the least copper (40 K/W) is the hottest, and the one
+    // beside the controller is hotter than its neighbour on a better path to the board (6 K/W,
+    // but 4 K/W to the controller, against 10 K/W).
+    let nand: Vec<f64> = (0..4).map(|k| temperatures[network.index(Node::Nand(k))]).collect();
+    let hottest = nand.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    assert_eq!(hottest, nand[3], "{nand:?}");
+    assert!(nand[0] > nand[1], "{nand:?}");
+    assert!(nand[3] - nand[1] > 5.0, "{nand:?}");
+
+    // A list of equal values is the single value, to the bit; no coupling adds no path.
+    let mut listed = ThermalConfig::default();
+    listed.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![10.0; 4]);
+    listed.controller_coupling_w_per_k = PerPackage::Each(vec![0.0; 4]);
+    assert_eq!(listed.layout(), ThermalConfig::default().layout());
+}
+
+#[test]
+fn thermal_per_package_values_are_checked_against_the_package_count() {
+    use super::per_package::PerPackage;
+    let error = |change: &dyn Fn(&mut ThermalConfig)| {
+        let mut config = ThermalConfig::default();
+        change(&mut config);
+        config.validate().unwrap_err()
+    };
+    let short = error(&|c| c.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![10.0; 3]));
+    assert_eq!(short.key, "thermal.resistance_k_per_w.nand_to_pcb");
+    assert!(
+        short.message.contains("3 values for 4 NAND packages"),
+        "{}",
+        short.message
+    );
+    let long = error(&|c| c.controller_coupling_w_per_k = PerPackage::Each(vec![0.1; 5]));
+    assert_eq!(long.key, "thermal.controller_coupling_w_per_k");
+    assert_eq!(
+        error(&|c| c.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![10.0, 10.0, 0.0, 10.0])).key,
+        "thermal.resistance_k_per_w.nand_to_pcb[2]"
+    );
+    assert_eq!(
+        error(&|c| c.controller_coupling_w_per_k = PerPackage::Each(vec![0.1, f64::NAN, 0.0, 0.0])).key,
+        "thermal.controller_coupling_w_per_k[1]"
+    );
+    assert_eq!(
+        error(&|c| c.controller_coupling_w_per_k = PerPackage::All(-0.1)).key,
+        "thermal.controller_coupling_w_per_k"
+    );
+    assert_eq!(
+        error(&|c| c.controller_coupling_w_per_k = PerPackage::All(f64::INFINITY)).key,
+        "thermal.controller_coupling_w_per_k"
+    );
+    // A package cut off from the board still reaches ambient through the controller.
+    let mut config = ThermalConfig::default();
+    config.resistance_k_per_w.nand_to_pcb = PerPackage::Each(vec![f64::INFINITY, 10.0, 10.0, 10.0]);
+    config.resistance_k_per_w.nand_lateral = f64::INFINITY;
+    config.resistance_k_per_w.package_top_to_ambient = f64::INFINITY;
+    assert_eq!(
+        error(&|c| *c = config.clone()).key,
+        "thermal.resistance_k_per_w.nand_to_pcb"
+    );
+    config.controller_coupling_w_per_k = PerPackage::Each(vec![0.2, 0.0, 0.0, 0.0]);
+    assert_eq!(config.validate(), Ok(()));
 }
