@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -23,11 +24,12 @@ from conftest import SMALL
 from test_html_chromium import Tab, browser_or_skip
 
 LOAD_TARGET_S = 2.0
-"""The issue's target for the 1,000-second page's load time; not met yet on this machine (2.2 to 2.6 s
-at a load average of 1.4, 2.47 s idle; docs/html_report.md), so it is printed, not asserted."""
-LOAD_BOUND_S = 3.5
-"""What the test asserts meanwhile: a guard against the page getting slower."""
-"""The issue's bound on the load time of a 1,000-second run's page in headless Chromium."""
+"""The issue's bound on the load time of a 1,000-second run's page in headless Chromium: the
+median of three cold loads, a load ending when the load event has fired and every plot in the
+first screenful is drawn (docs/html_report.md, "Size and speed")."""
+ALL_DRAWN_BOUND_S = 3.5
+"""Until every plot of that page is drawn (the ones below the first screenful come after the load
+event): a guard against the page getting slower."""
 
 OPTIONAL_SECTIONS = ("thermal", "throttle", "reliability", "buffer", "plp", "mapping-cache", "suspend")
 """Sections of models a run may have on or off."""
@@ -40,6 +42,16 @@ STAND_IN_BLOCKS = {
     "buffer": {"hits": 1000, "flushes": 40, "peak_dirty_bytes": 1048576},
     "plp": {"capacitor_energy_j": 0.5, "protected_bytes": 4194304},
 }
+
+LOAD_TIMINGS = """
+(function () {
+  var timings = window.ssdtwinTimings;
+  return Object.assign({}, timings,
+    {loadEventEnd: performance.getEntriesByType('navigation')[0].loadEventEnd});
+})()
+"""
+"""The page's own marks (`window.ssdtwinTimings`, ms since the navigation began) and the end of its
+load event."""
 
 FIGURES_DRAWN = """
 Array.from(document.querySelectorAll('.plotly-target')).map(function (target) {
@@ -215,25 +227,36 @@ def test_a_1000_second_run_with_a_10ms_series_loads_fast_and_stays_small(browser
     heatmaps = [trace for trace in figures["timeseries"]["data"] if trace["type"] == "heatmap"]
     assert len(heatmaps) == 1
     assert len(heatmaps[0]["y"]) == 16
-    # Load time: from the navigation to every plot drawn, by the wall clock outside the browser;
-    # best of up to three loads, so one hiccup of the machine does not decide.
-    times = []
+    # Load time: three cold loads (each tab in a browser context of its own, so no compiled
+    # script is shared), timed by the page's own clock from the navigation's start: "loaded" is
+    # the later of the load event's end and the first screenful's plots drawn; "all" is every plot
+    # drawn. The median of three, so that one hiccup of a shared machine does not decide.
+    loaded, drawn, walls = [], [], []
     for _ in range(3):
-        tab = browser.open(path.as_uri())
+        tab = browser.open(path.as_uri(), fresh=True)
         tab.wait_for("document.body.getAttribute('data-plots-ready')")
-        times.append(time.monotonic() - tab.started)
-        if times[-1] < LOAD_BOUND_S:
-            break
+        walls.append(time.monotonic() - tab.started)
+        timings = tab.evaluate(LOAD_TIMINGS)
+        loaded.append(max(timings["loadEventEnd"], timings["visible"]) / 1000)
+        drawn.append(timings["ready"] / 1000)
+        check_page(tab, figures=2)
+        assert timings["libraryEnd"] > timings["libraryStart"] > 0
+        assert set(timings["figures"]) == {"latency", "timeseries"}
+        tab.close()
     load = os.getloadavg()[0]
+    median = statistics.median(loaded)
     print(
-        f"\nlong page: {size / 2**20:.2f} MiB, built in {built:.2f} s, loads in "
-        f"{', '.join(f'{value:.2f}' for value in times)} s (load average {load:.1f}; "
-        f"target {LOAD_TARGET_S} s)"
+        f"\nlong page: {size / 2**20:.2f} MiB, built in {built:.2f} s; loaded in "
+        f"{', '.join(f'{value:.2f}' for value in loaded)} s (median {median:.2f}, target "
+        f"{LOAD_TARGET_S} s), every plot drawn in {', '.join(f'{value:.2f}' for value in drawn)} s, "
+        f"by the test's clock {', '.join(f'{value:.2f}' for value in walls)} s "
+        f"(plotly.js {timings['libraryStart']:.0f}-{timings['libraryEnd']:.0f} ms, plots in view: "
+        f"{timings['visibleFigures']}; load average {load:.1f})"
     )
-    check_page(tab, figures=2)
-    if min(times) >= LOAD_BOUND_S and load > 2 * (os.cpu_count() or 1):
-        pytest.skip(f"the machine is busy (load average {load:.1f}): loads took {min(times):.2f} s")
-    assert min(times) < LOAD_BOUND_S, times
+    if median >= LOAD_TARGET_S and load > 2 * (os.cpu_count() or 1):
+        pytest.skip(f"the machine is busy (load average {load:.1f}): loads took {loaded} s")
+    assert median <= LOAD_TARGET_S, loaded
+    assert min(drawn) < ALL_DRAWN_BOUND_S, drawn
 
 
 def test_a_sweep_page_links_its_points_and_sorts(browser, folder):
