@@ -31,17 +31,43 @@ ALL_DRAWN_BOUND_S = 3.5
 """Until every plot of that page is drawn (the ones below the first screenful come after the load
 event): a guard against the page getting slower."""
 
-OPTIONAL_SECTIONS = ("thermal", "throttle", "reliability", "buffer", "plp", "mapping-cache", "suspend")
+OPTIONAL_SECTIONS = (
+    "thermal",
+    "throttle",
+    "reliability",
+    "buffer",
+    "plp",
+    "power-loss",
+    "mapping-cache",
+    "suspend",
+)
 """Sections of models a run may have on or off."""
 
-STAND_IN_BLOCKS = {
-    # The reliability and write-buffer models do not exist yet (docs/models/planned.md): these
-    # blocks stand in for theirs, to check that the page draws a section exactly when the block
-    # is there. Their fields are invented; only the block names are the expected ones.
-    "reliability": {"uncorrectable_reads": 0, "read_retries": 12, "mean_raw_ber": 1.5e-4},
-    "buffer": {"hits": 1000, "flushes": 40, "peak_dirty_bytes": 1048576},
-    "plp": {"capacitor_energy_j": 0.5, "protected_bytes": 4194304},
+HOT = {
+    "thermal.enabled": True,
+    "power.sample_interval": "1ms",
+    "thermal.initial": 37,
+    "throttle.policy": "nvme",
+    "throttle.tmt1_c": 35.5,
+    "throttle.tmt2_c": 36.5,
 }
+"""The thermal model on, starting above both throttling thresholds: the run throttles."""
+
+EVERY_MODEL = {
+    **HOT,
+    "workload.io_count": 5000,
+    "workload.precondition": "fill",  # reads of written pages: bit errors to count
+    "reliability.enabled": True,
+    "reliability.pe_cycles": 30_000,  # worn and aged far past the ECC's reach: every step taken
+    "reliability.retention_age": "10y",
+    "reliability.retention_temp_c": 70,
+    "buffer.capacity": "4MiB",
+    "ftl.mapping_cache": "cached",
+    "plp.enabled": True,
+    "power_loss.at": ["2ms"],
+}
+"""Every optional model on (with `SMALL`): thermal and throttling, reliability, the write buffer,
+the cached mapping table, PLP and a power cut."""
 
 LOAD_TIMINGS = """
 (function () {
@@ -75,15 +101,12 @@ def browser(tmp_path_factory):
 @pytest.fixture(scope="module")
 def hot_run() -> ssdtwin.Report:
     """A run with the thermal model on that throttles (it starts above both thresholds)."""
-    hot = {
-        "thermal.enabled": True,
-        "power.sample_interval": "1ms",
-        "thermal.initial": 37,
-        "throttle.policy": "nvme",
-        "throttle.tmt1_c": 35.5,
-        "throttle.tmt2_c": 36.5,
-    }
-    return ssdtwin.run(None, **SMALL, **hot)
+    return ssdtwin.run(None, **SMALL, **HOT)
+
+
+@pytest.fixture(scope="module")
+def every_model() -> ssdtwin.Report:
+    return ssdtwin.run(None, **{**SMALL, **EVERY_MODEL})
 
 
 @pytest.fixture(scope="module")
@@ -122,34 +145,114 @@ def sections(tab) -> set[str]:
     return set(tab.evaluate("Array.from(document.querySelectorAll('section')).map(s => s.id)"))
 
 
-def test_a_run_with_thermal_and_the_optional_models_shows_their_sections(browser, hot_run, folder):
-    data = {**hot_run.to_dict(), **STAND_IN_BLOCKS}
-    path = ssdtwin.html.write(ssdtwin.html.run_page(data, hot_run.timeseries), folder / "hot.html")
+BRIEF = """
+Object.fromEntries(Array.from(document.querySelectorAll('#section-scenario dl.brief dt'))
+  .map(dt => [dt.textContent, dt.nextElementSibling.textContent]))
+"""
+"""The scenario in brief, label to text."""
+
+
+def section_text(tab, name: str) -> str:
+    return tab.evaluate(f"document.querySelector('#section-{name}').innerText")
+
+
+def row_value(tab, name: str, label: str) -> str:
+    """The text of the value cell beside `label` in section `name`'s two-column tables."""
+    return tab.evaluate(
+        f"Array.from(document.querySelectorAll('#section-{name} table.kv tr'))"
+        f".filter(row => row.cells[0].textContent === {json.dumps(label)})"
+        ".map(row => row.cells[1].textContent.trim())[0] || null"
+    )
+
+
+def test_a_run_with_every_model_on_shows_their_sections(browser, every_model, folder):
+    report = every_model.to_dict()
+    path = ssdtwin.html.write(ssdtwin.html.run_page(every_model), folder / "models.html")
     tab = browser.open(path.as_uri())
     check_page(tab, figures=2)  # latency, time series
     found = sections(tab)
     for name in ("scenario", "summary", "latency", "timeseries", "utilisation", "flash", "workload"):
         assert f"section-{name}" in found
-    for name in ("thermal", "throttle", "reliability", "buffer", "plp"):
+    for name in OPTIONAL_SECTIONS[:-1]:  # all but suspend, which is off
         assert f"section-{name}" in found, name
+        filled = tab.evaluate(
+            f"Array.from(document.querySelectorAll('#section-{name} td'))"
+            ".filter(td => td.textContent.trim() && td.textContent.trim() !== '-').length"
+        )
+        assert filled >= 6, (name, section_text(tab, name))
     panels = tab.evaluate(
         "(function (gd) { return {axes: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).length,"
         " shapes: (gd.layout.shapes || []).length,"
-        " titles: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).map(k => gd.layout[k].title.text)}; })"
+        " titles: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).map(k => gd.layout[k].title.text),"
+        " rber: Object.keys(gd.layout).filter(k => /^yaxis/.test(k) && gd.layout[k].title.text === 'RBER')"
+        ".map(k => gd.layout[k].type)}; })"
         "(document.querySelector('[data-figure=timeseries]'))"
     )
     assert panels["shapes"] > 0, "throttled periods are shaded"
-    assert {"IOPS", "MiB/s", "power [W]", "temperature [°C]", "throttle"} <= set(panels["titles"])
+    assert {"IOPS", "MiB/s", "power [W]", "temperature [°C]", "throttle", "RBER"} <= set(panels["titles"])
+    assert panels["rber"] == ["log"]
     assert tab.evaluate("document.querySelector('#section-scenario details pre').textContent").count("[") > 3
+    brief = tab.evaluate(BRIEF)
+    assert brief["reliability model"] == "on"
+    assert brief["write buffer"] == "4MiB"
+    assert brief["mapping table"] == "cached"
+    assert brief["power-loss protection"] == "on"
+    assert brief["power cuts at"] == "2ms"
+
+    # Reliability: the counters as the report has them, the retry histogram, the LBAs.
+    block = report["reliability"]
+    assert block["uncorrectable"] > 0  # the scenario reaches every path
+    assert block["retries"] > 0
+    assert row_value(tab, "reliability", "uncorrectable page reads") == f"{block['uncorrectable']:,}"
+    assert row_value(tab, "reliability", "read-retry steps") == f"{block['retries']:,}"
+    assert row_value(tab, "reliability", "soft decodes") == f"{block['soft_decodes']:,}"
+    assert row_value(tab, "reliability", "blocks reclaimed (read reclaim)") == f"{block['reclaims']:,}"
+    assert row_value(tab, "reliability", "RBER mean") == f"{block['rber_mean']:.3g}"
+    assert row_value(tab, "reliability", "RBER max") == f"{block['rber_max']:.3g}"
+    wear = report["ftl"]["pe_cycles"]
+    assert row_value(tab, "reliability", "P/E cycles, least worn block") == f"{wear['min']:,}"
+    assert row_value(tab, "reliability", "P/E cycles, most worn block") == f"{wear['max']:,}"
+    histogram = tab.evaluate(
+        "Array.from(document.querySelectorAll('#reliability-retries tbody tr'))"
+        ".map(row => parseInt(row.cells[1].dataset.value))"
+    )
+    assert histogram == block["retries_histogram"]
+    lbas = tab.evaluate("document.querySelector('#section-reliability details.lbas p').textContent")
+    assert lbas.split(", ")[:3] == [f"{lba:,}" for lba in block["uncorrectable_lbas"][:3]]
+
+    # The write buffer, the mapping cache, PLP and the power cut.
+    buffer = report["buffer"]
+    assert row_value(tab, "buffer", "capacity [mapping units]") == f"{buffer['capacity_units']:,}"
+    assert row_value(tab, "buffer", "peak fill [units]") == f"{buffer['peak_units']:,}"
+    assert row_value(tab, "buffer", "coalesced (rewritten while waiting)") == f"{buffer['coalesced']:,}"
+    assert row_value(tab, "buffer", "flush batches") == f"{buffer['batches']:,}"
+    assert row_value(tab, "buffer", "read hits (served from the buffer)") == f"{buffer['read_hits']:,}"
+    cache = report["mapping_cache"]
+    assert cache["hits"] > 0
+    assert report["flash"]["mapping_reads"] > 0
+    assert row_value(tab, "mapping-cache", "hit ratio").startswith(f"{cache['hit_ratio']:.1%}")
+    assert row_value(tab, "mapping-cache", "dirty pages at most") == f"{cache['max_dirty_pages']:,}"
+    assert row_value(tab, "mapping-cache", "translation page reads (flash)") == (
+        f"{report['flash']['mapping_reads']:,}"
+    )
+    plp = report["plp"]
+    assert row_value(tab, "plp", "usable energy [J]") == f"{plp['usable_energy_j']:.4g}"
+    assert row_value(tab, "plp", "pages protected") == f"{plp['protected_pages']:,}"
+    events = tab.evaluate(
+        "Array.from(document.querySelectorAll('#power-loss-events tbody tr'))"
+        ".map(row => row.cells[0].textContent)"
+    )
+    assert events == ["0.002"]
+
     # Zoom one panel of the time series: every panel follows (one shared time axis).
-    end = float(hot_run.timeseries["time_s"].iloc[-1])
+    end = float(every_model.timeseries["time_s"].iloc[-1])
     ranges = tab.evaluate(
         "(function (gd) { return Plotly.relayout(gd, {'xaxis.range': [0, %r]}).then(function () {"
         " return Object.keys(gd._fullLayout).filter(k => /^xaxis/.test(k))"
         ".map(k => gd._fullLayout[k].range[1]); }); })"
         "(document.querySelector('[data-figure=timeseries]'))" % (end / 2)
     )
-    assert len(ranges) >= 5, ranges
+    assert len(ranges) >= 6, ranges
     assert all(abs(value - end / 2) < 1e-9 for value in ranges), ranges
 
 
@@ -166,6 +269,13 @@ def test_a_run_without_them_shows_none(browser, folder):
     )
     assert "temperature [°C]" not in titles
     assert "throttle" not in titles
+    assert "RBER" not in titles
+    brief = tab.evaluate(BRIEF)
+    assert brief["reliability model"] == "off"
+    assert brief["write buffer"] == "off"
+    assert brief["mapping table"] == "full"
+    assert brief["power-loss protection"] == "off"
+    assert brief["power cuts at"] == "none"
 
 
 def test_with_scripts_off_the_page_shows_images(browser, hot_run, folder):
