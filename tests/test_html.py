@@ -244,6 +244,29 @@ def test_warnings_and_models_sections_follow_the_report_blocks():
     assert "future_model" in page
 
 
+def test_plotly_js_is_inlined_as_one_eagerly_compiled_function():
+    """The packaged bundle loses its UMD wrapper and its library function becomes a parenthesized
+    function expression (compiled once, not pre-parsed and parsed again); the same global is set.
+    A bundle of another shape is left alone. (The browser tests check that plotly.js then works.)"""
+    from plotly.offline import get_plotlyjs
+
+    from ssdtwin.html import _page
+
+    original = get_plotlyjs()
+    text, version = _page.plotly_js()
+    assert version != "?"
+    assert text.startswith(original[: original.index("*/") + 2])  # the licence header kept
+    assert "function(root, factory)" not in text
+    assert text.count('"use strict";var Plotly=(function(){') == 1
+    assert "}).call(this);" in text[-20_000:]
+    assert text.endswith("\nwindow.Plotly = Plotly;\n")
+    assert len(original) - len(text) < 1000  # only the wrappers went
+    other = "/* another build */\n(function () { window.Plotly = {}; })();"
+    assert _page.unwrap(other) == other
+    broken_tail = original.replace("\nreturn Plotly;\n}));", "\nreturn Plotly;\n}))")
+    assert _page.unwrap(broken_tail) == broken_tail
+
+
 def test_decimation_keeps_every_peak_and_bounds_the_points():
     rng = numpy.random.default_rng(3)
     x = numpy.arange(100_000, dtype=float)
