@@ -278,6 +278,26 @@ def test_a_run_without_them_shows_none(browser, folder):
     assert brief["power cuts at"] == "none"
 
 
+def test_plots_in_the_first_screenful_are_drawn_before_the_load_event_the_others_after(browser, folder):
+    path = ssdtwin.html.write(ssdtwin.html.run_page(ssdtwin.run(None, **SMALL)), folder / "order.html")
+    tab = browser.open(path.as_uri())
+    tab.wait_for("document.body.getAttribute('data-plots-ready')")
+    tops = tab.evaluate(
+        "Object.fromEntries(Array.from(document.querySelectorAll('.plotly-target'))"
+        ".map(t => [t.dataset.figure, t.getBoundingClientRect().top + window.scrollY]))"
+    )
+    assert tops["latency"] + 50 < tops["timeseries"], tops
+    # A window whose first screenful ends between the two plots: the latency CDF is in it.
+    tall = browser.open(path.as_uri(), height=int(tops["latency"]) + 50)
+    check_page(tall, figures=2)
+    timings = tall.evaluate(LOAD_TIMINGS)
+    load_start = tall.evaluate("performance.getEntriesByType('navigation')[0].loadEventStart")
+    assert timings["visibleFigures"] == ["latency"]
+    assert tall.evaluate("document.body.getAttribute('data-plots-visible')") == "1"
+    assert timings["starts"]["latency"] < load_start <= timings["starts"]["timeseries"], timings
+    assert timings["visible"] <= timings["ready"]
+
+
 def test_with_scripts_off_the_page_shows_images(browser, hot_run, folder):
     path = ssdtwin.html.write(ssdtwin.html.run_page(hot_run), folder / "noscript.html")
     tab = browser.open(path.as_uri(), scripts=False)

@@ -176,10 +176,19 @@ class Chromium:
         with self._condition:
             return [event for event in self._events if event.get("sessionId") == session]
 
-    def open(self, url: str, *, scripts: bool = True, timeout: float = 60, fresh: bool = False) -> Tab:
-        """A new tab with `url` loaded (its load event fired). `fresh`: in a browser context of
-        its own (like a new incognito window), so the tab shares no renderer process, and so no
-        compiled script, with any earlier tab: a cold load, as when the page is first opened."""
+    def open(
+        self,
+        url: str,
+        *,
+        scripts: bool = True,
+        timeout: float = 60,
+        fresh: bool = False,
+        height: int = HEIGHT,
+    ) -> Tab:
+        """A new tab with `url` loaded (its load event fired), in a window `height` pixels tall.
+        `fresh`: in a browser context of its own (like a new incognito window), so the tab shares
+        no renderer process, and so no compiled script, with any earlier tab: a cold load, as
+        when the page is first opened."""
         params: dict[str, Any] = {"url": "about:blank"}
         context = None
         if fresh:
@@ -193,7 +202,7 @@ class Chromium:
             self.send(f"{domain}.enable", session=session)
         self.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+            {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False},
             session=session,
         )
         if not scripts:

@@ -80,6 +80,7 @@ SCRIPT = """
   var timings = window.ssdtwinTimings = window.ssdtwinTimings || {};
   timings.libraryEnd = performance.now();
   timings.figures = {};
+  timings.starts = {};
   function done() {
     window.ssdtwinReadyMs = timings.ready = performance.now();
     document.body.setAttribute("data-plots-ready", String(ready));
@@ -125,7 +126,7 @@ SCRIPT = """
     if (!figure) { return Promise.resolve(); }
     var options = Object.assign({}, config, { toImageButtonOptions: { format: "png", scale: 2,
                                   filename: name } });
-    var started = performance.now();
+    var started = timings.starts[name] = performance.now();
     return Plotly.newPlot(target, figure.data, figure.layout, options).then(function (gd) {
       timings.figures[name] = performance.now() - started;
       ready += 1;
@@ -169,7 +170,8 @@ SCRIPT = """
 
 TIMING_START = "window.ssdtwinTimings = {libraryStart: performance.now()};"
 """Before plotly.js: with `SCRIPT`'s marks, `window.ssdtwinTimings` tells where a load's time went
-(library start and end, each figure's drawing, ready; milliseconds since the navigation)."""
+(library start and end, when each figure's drawing started and how long it took, the first
+screenful's figures drawn, every figure drawn; milliseconds since the navigation)."""
 
 UMD_HEAD = '(\n function(root, factory) {\n  if (typeof module === "object" && module.exports) {\n'
 UMD_BODY = '() => {\n"use strict";var Plotly=('
