@@ -244,6 +244,74 @@ def test_warnings_and_models_sections_follow_the_report_blocks():
     assert "future_model" in page
 
 
+def test_plotly_js_is_inlined_as_one_eagerly_compiled_function():
+    """The packaged bundle loses its UMD wrapper and its library function becomes a parenthesized
+    function expression (compiled once, not pre-parsed and parsed again); the same global is set.
+    A bundle of another shape is left alone. (The browser tests check that plotly.js then works.)"""
+    from plotly.offline import get_plotlyjs
+
+    from ssdtwin.html import _page
+
+    original = get_plotlyjs()
+    text, version = _page.plotly_js()
+    assert version != "?"
+    assert text.startswith(original[: original.index("*/") + 2])  # the licence header kept
+    assert "function(root, factory)" not in text
+    assert text.count('"use strict";var Plotly=(function(){') == 1
+    assert "}).call(this);" in text[-20_000:]
+    assert text.endswith("\nwindow.Plotly = Plotly;\n")
+    assert len(original) - len(text) < 1000  # only the wrappers went
+    other = "/* another build */\n(function () { window.Plotly = {}; })();"
+    assert _page.unwrap(other) == other
+    broken_tail = original.replace("\nreturn Plotly;\n}));", "\nreturn Plotly;\n}))")
+    assert _page.unwrap(broken_tail) == broken_tail
+
+
+def test_model_sections_show_the_models_counters():
+    """Without a browser: with reliability, a write buffer, the cached mapping table, PLP and a
+    power cut on, each section holds its model's counters as the report has them; the scenario
+    brief says which models are on, and says "off" for a 0 B buffer."""
+    on = {
+        **SMALL,
+        "workload.io_count": 3000,
+        "workload.precondition": "fill",
+        "reliability.enabled": True,
+        "reliability.pe_cycles": 30_000,
+        "reliability.retention_age": "10y",
+        "reliability.retention_temp_c": 70,
+        "buffer.capacity": "4MiB",
+        "ftl.mapping_cache": "cached",
+        "plp.enabled": True,
+        "power_loss.at": ["2ms"],
+    }
+    report = ssdtwin.run(None, **on)
+    data = report.to_dict()
+    page = ssdtwin.html.run_page(report, interactive=False)
+    assert {"reliability", "buffer", "mapping-cache", "plp", "power-loss"} <= section_ids(page)
+
+    def section(name: str) -> str:
+        return page.split(f'<section id="section-{name}">', 1)[1].split("</section>", 1)[0]
+
+    reliability = section("reliability")
+    assert data["reliability"]["uncorrectable"] > 0
+    assert f'data-value="{data["reliability"]["uncorrectable"]}"' in reliability
+    assert f'data-value="{data["reliability"]["retries"]}"' in reliability
+    assert f"{data['ftl']['pe_cycles']['max']:,}" in reliability
+    assert reliability.count("<tr>") >= 10 + len(data["reliability"]["retries_histogram"])
+    assert f"{data['reliability']['uncorrectable_lbas'][0]:,}" in reliability
+    assert f'data-value="{data["buffer"]["capacity_units"]}"' in section("buffer")
+    assert f'data-value="{data["mapping_cache"]["misses"]}"' in section("mapping-cache")
+    assert f'data-value="{data["flash"]["mapping_programs"]}"' in section("mapping-cache")
+    assert f'data-value="{data["plp"]["protected_pages"]}"' in section("plp")
+    assert 'data-value="0.002"' in section("power-loss")
+    assert "<dt>write buffer</dt><dd>4MiB</dd>" in page
+    assert "<dt>mapping table</dt><dd>cached</dd>" in page
+    plain = ssdtwin.html.run_page(ssdtwin.run(None, **SMALL), interactive=False)
+    assert "<dt>write buffer</dt><dd>off</dd>" in plain
+    assert "<dt>reliability model</dt><dd>off</dd>" in plain
+    assert "<dt>power cuts at</dt><dd>none</dd>" in plain
+
+
 def test_decimation_keeps_every_peak_and_bounds_the_points():
     rng = numpy.random.default_rng(3)
     x = numpy.arange(100_000, dtype=float)

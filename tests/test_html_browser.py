@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 
@@ -23,23 +24,60 @@ from conftest import SMALL
 from test_html_chromium import Tab, browser_or_skip
 
 LOAD_TARGET_S = 2.0
-"""The issue's target for the 1,000-second page's load time; not met yet on this machine (2.2 to 2.6 s
-at a load average of 1.4, 2.47 s idle; docs/html_report.md), so it is printed, not asserted."""
-LOAD_BOUND_S = 3.5
-"""What the test asserts meanwhile: a guard against the page getting slower."""
-"""The issue's bound on the load time of a 1,000-second run's page in headless Chromium."""
+"""The issue's bound on the load time of a 1,000-second run's page in headless Chromium: the
+median of three cold loads, a load ending when the load event has fired and every plot in the
+first screenful is drawn (docs/html_report.md, "Size and speed")."""
+ALL_DRAWN_BOUND_S = 3.5
+"""Until every plot of that page is drawn (the ones below the first screenful come after the load
+event): a guard against the page getting slower."""
 
-OPTIONAL_SECTIONS = ("thermal", "throttle", "reliability", "buffer", "plp", "mapping-cache", "suspend")
+OPTIONAL_SECTIONS = (
+    "thermal",
+    "throttle",
+    "reliability",
+    "buffer",
+    "plp",
+    "power-loss",
+    "mapping-cache",
+    "suspend",
+)
 """Sections of models a run may have on or off."""
 
-STAND_IN_BLOCKS = {
-    # The reliability and write-buffer models do not exist yet (docs/models/planned.md): these
-    # blocks stand in for theirs, to check that the page draws a section exactly when the block
-    # is there. Their fields are invented; only the block names are the expected ones.
-    "reliability": {"uncorrectable_reads": 0, "read_retries": 12, "mean_raw_ber": 1.5e-4},
-    "buffer": {"hits": 1000, "flushes": 40, "peak_dirty_bytes": 1048576},
-    "plp": {"capacitor_energy_j": 0.5, "protected_bytes": 4194304},
+HOT = {
+    "thermal.enabled": True,
+    "power.sample_interval": "1ms",
+    "thermal.initial": 37,
+    "throttle.policy": "nvme",
+    "throttle.tmt1_c": 35.5,
+    "throttle.tmt2_c": 36.5,
 }
+"""The thermal model on, starting above both throttling thresholds: the run throttles."""
+
+EVERY_MODEL = {
+    **HOT,
+    "workload.io_count": 5000,
+    "workload.precondition": "fill",  # reads of written pages: bit errors to count
+    "reliability.enabled": True,
+    "reliability.pe_cycles": 30_000,  # worn and aged far past the ECC's reach: every step taken
+    "reliability.retention_age": "10y",
+    "reliability.retention_temp_c": 70,
+    "buffer.capacity": "4MiB",
+    "ftl.mapping_cache": "cached",
+    "plp.enabled": True,
+    "power_loss.at": ["2ms"],
+}
+"""Every optional model on (with `SMALL`): thermal and throttling, reliability, the write buffer,
+the cached mapping table, PLP and a power cut."""
+
+LOAD_TIMINGS = """
+(function () {
+  var timings = window.ssdtwinTimings;
+  return Object.assign({}, timings,
+    {loadEventEnd: performance.getEntriesByType('navigation')[0].loadEventEnd});
+})()
+"""
+"""The page's own marks (`window.ssdtwinTimings`, ms since the navigation began) and the end of its
+load event."""
 
 FIGURES_DRAWN = """
 Array.from(document.querySelectorAll('.plotly-target')).map(function (target) {
@@ -63,15 +101,12 @@ def browser(tmp_path_factory):
 @pytest.fixture(scope="module")
 def hot_run() -> ssdtwin.Report:
     """A run with the thermal model on that throttles (it starts above both thresholds)."""
-    hot = {
-        "thermal.enabled": True,
-        "power.sample_interval": "1ms",
-        "thermal.initial": 37,
-        "throttle.policy": "nvme",
-        "throttle.tmt1_c": 35.5,
-        "throttle.tmt2_c": 36.5,
-    }
-    return ssdtwin.run(None, **SMALL, **hot)
+    return ssdtwin.run(None, **SMALL, **HOT)
+
+
+@pytest.fixture(scope="module")
+def every_model() -> ssdtwin.Report:
+    return ssdtwin.run(None, **{**SMALL, **EVERY_MODEL})
 
 
 @pytest.fixture(scope="module")
@@ -110,34 +145,114 @@ def sections(tab) -> set[str]:
     return set(tab.evaluate("Array.from(document.querySelectorAll('section')).map(s => s.id)"))
 
 
-def test_a_run_with_thermal_and_the_optional_models_shows_their_sections(browser, hot_run, folder):
-    data = {**hot_run.to_dict(), **STAND_IN_BLOCKS}
-    path = ssdtwin.html.write(ssdtwin.html.run_page(data, hot_run.timeseries), folder / "hot.html")
+BRIEF = """
+Object.fromEntries(Array.from(document.querySelectorAll('#section-scenario dl.brief dt'))
+  .map(dt => [dt.textContent, dt.nextElementSibling.textContent]))
+"""
+"""The scenario in brief, label to text."""
+
+
+def section_text(tab, name: str) -> str:
+    return tab.evaluate(f"document.querySelector('#section-{name}').innerText")
+
+
+def row_value(tab, name: str, label: str) -> str:
+    """The text of the value cell beside `label` in section `name`'s two-column tables."""
+    return tab.evaluate(
+        f"Array.from(document.querySelectorAll('#section-{name} table.kv tr'))"
+        f".filter(row => row.cells[0].textContent === {json.dumps(label)})"
+        ".map(row => row.cells[1].textContent.trim())[0] || null"
+    )
+
+
+def test_a_run_with_every_model_on_shows_their_sections(browser, every_model, folder):
+    report = every_model.to_dict()
+    path = ssdtwin.html.write(ssdtwin.html.run_page(every_model), folder / "models.html")
     tab = browser.open(path.as_uri())
     check_page(tab, figures=2)  # latency, time series
     found = sections(tab)
     for name in ("scenario", "summary", "latency", "timeseries", "utilisation", "flash", "workload"):
         assert f"section-{name}" in found
-    for name in ("thermal", "throttle", "reliability", "buffer", "plp"):
+    for name in OPTIONAL_SECTIONS[:-1]:  # all but suspend, which is off
         assert f"section-{name}" in found, name
+        filled = tab.evaluate(
+            f"Array.from(document.querySelectorAll('#section-{name} td'))"
+            ".filter(td => td.textContent.trim() && td.textContent.trim() !== '-').length"
+        )
+        assert filled >= 6, (name, section_text(tab, name))
     panels = tab.evaluate(
         "(function (gd) { return {axes: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).length,"
         " shapes: (gd.layout.shapes || []).length,"
-        " titles: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).map(k => gd.layout[k].title.text)}; })"
+        " titles: Object.keys(gd.layout).filter(k => /^yaxis/.test(k)).map(k => gd.layout[k].title.text),"
+        " rber: Object.keys(gd.layout).filter(k => /^yaxis/.test(k) && gd.layout[k].title.text === 'RBER')"
+        ".map(k => gd.layout[k].type)}; })"
         "(document.querySelector('[data-figure=timeseries]'))"
     )
     assert panels["shapes"] > 0, "throttled periods are shaded"
-    assert {"IOPS", "MiB/s", "power [W]", "temperature [°C]", "throttle"} <= set(panels["titles"])
+    assert {"IOPS", "MiB/s", "power [W]", "temperature [°C]", "throttle", "RBER"} <= set(panels["titles"])
+    assert panels["rber"] == ["log"]
     assert tab.evaluate("document.querySelector('#section-scenario details pre').textContent").count("[") > 3
+    brief = tab.evaluate(BRIEF)
+    assert brief["reliability model"] == "on"
+    assert brief["write buffer"] == "4MiB"
+    assert brief["mapping table"] == "cached"
+    assert brief["power-loss protection"] == "on"
+    assert brief["power cuts at"] == "2ms"
+
+    # Reliability: the counters as the report has them, the retry histogram, the LBAs.
+    block = report["reliability"]
+    assert block["uncorrectable"] > 0  # the scenario reaches every path
+    assert block["retries"] > 0
+    assert row_value(tab, "reliability", "uncorrectable page reads") == f"{block['uncorrectable']:,}"
+    assert row_value(tab, "reliability", "read-retry steps") == f"{block['retries']:,}"
+    assert row_value(tab, "reliability", "soft decodes") == f"{block['soft_decodes']:,}"
+    assert row_value(tab, "reliability", "blocks reclaimed (read reclaim)") == f"{block['reclaims']:,}"
+    assert row_value(tab, "reliability", "RBER mean") == f"{block['rber_mean']:.3g}"
+    assert row_value(tab, "reliability", "RBER max") == f"{block['rber_max']:.3g}"
+    wear = report["ftl"]["pe_cycles"]
+    assert row_value(tab, "reliability", "P/E cycles, least worn block") == f"{wear['min']:,}"
+    assert row_value(tab, "reliability", "P/E cycles, most worn block") == f"{wear['max']:,}"
+    histogram = tab.evaluate(
+        "Array.from(document.querySelectorAll('#reliability-retries tbody tr'))"
+        ".map(row => parseInt(row.cells[1].dataset.value))"
+    )
+    assert histogram == block["retries_histogram"]
+    lbas = tab.evaluate("document.querySelector('#section-reliability details.lbas p').textContent")
+    assert lbas.split(", ")[:3] == [f"{lba:,}" for lba in block["uncorrectable_lbas"][:3]]
+
+    # The write buffer, the mapping cache, PLP and the power cut.
+    buffer = report["buffer"]
+    assert row_value(tab, "buffer", "capacity [mapping units]") == f"{buffer['capacity_units']:,}"
+    assert row_value(tab, "buffer", "peak fill [units]") == f"{buffer['peak_units']:,}"
+    assert row_value(tab, "buffer", "coalesced (rewritten while waiting)") == f"{buffer['coalesced']:,}"
+    assert row_value(tab, "buffer", "flush batches") == f"{buffer['batches']:,}"
+    assert row_value(tab, "buffer", "read hits (served from the buffer)") == f"{buffer['read_hits']:,}"
+    cache = report["mapping_cache"]
+    assert cache["hits"] > 0
+    assert report["flash"]["mapping_reads"] > 0
+    assert row_value(tab, "mapping-cache", "hit ratio").startswith(f"{cache['hit_ratio']:.1%}")
+    assert row_value(tab, "mapping-cache", "dirty pages at most") == f"{cache['max_dirty_pages']:,}"
+    assert row_value(tab, "mapping-cache", "translation page reads (flash)") == (
+        f"{report['flash']['mapping_reads']:,}"
+    )
+    plp = report["plp"]
+    assert row_value(tab, "plp", "usable energy [J]") == f"{plp['usable_energy_j']:.4g}"
+    assert row_value(tab, "plp", "pages protected") == f"{plp['protected_pages']:,}"
+    events = tab.evaluate(
+        "Array.from(document.querySelectorAll('#power-loss-events tbody tr'))"
+        ".map(row => row.cells[0].textContent)"
+    )
+    assert events == ["0.002"]
+
     # Zoom one panel of the time series: every panel follows (one shared time axis).
-    end = float(hot_run.timeseries["time_s"].iloc[-1])
+    end = float(every_model.timeseries["time_s"].iloc[-1])
     ranges = tab.evaluate(
         "(function (gd) { return Plotly.relayout(gd, {'xaxis.range': [0, %r]}).then(function () {"
         " return Object.keys(gd._fullLayout).filter(k => /^xaxis/.test(k))"
         ".map(k => gd._fullLayout[k].range[1]); }); })"
         "(document.querySelector('[data-figure=timeseries]'))" % (end / 2)
     )
-    assert len(ranges) >= 5, ranges
+    assert len(ranges) >= 6, ranges
     assert all(abs(value - end / 2) < 1e-9 for value in ranges), ranges
 
 
@@ -154,6 +269,33 @@ def test_a_run_without_them_shows_none(browser, folder):
     )
     assert "temperature [°C]" not in titles
     assert "throttle" not in titles
+    assert "RBER" not in titles
+    brief = tab.evaluate(BRIEF)
+    assert brief["reliability model"] == "off"
+    assert brief["write buffer"] == "off"
+    assert brief["mapping table"] == "full"
+    assert brief["power-loss protection"] == "off"
+    assert brief["power cuts at"] == "none"
+
+
+def test_plots_in_the_first_screenful_are_drawn_before_the_load_event_the_others_after(browser, folder):
+    path = ssdtwin.html.write(ssdtwin.html.run_page(ssdtwin.run(None, **SMALL)), folder / "order.html")
+    tab = browser.open(path.as_uri())
+    tab.wait_for("document.body.getAttribute('data-plots-ready')")
+    tops = tab.evaluate(
+        "Object.fromEntries(Array.from(document.querySelectorAll('.plotly-target'))"
+        ".map(t => [t.dataset.figure, t.getBoundingClientRect().top + window.scrollY]))"
+    )
+    assert tops["latency"] + 50 < tops["timeseries"], tops
+    # A window whose first screenful ends between the two plots: the latency CDF is in it.
+    tall = browser.open(path.as_uri(), height=int(tops["latency"]) + 50)
+    check_page(tall, figures=2)
+    timings = tall.evaluate(LOAD_TIMINGS)
+    load_start = tall.evaluate("performance.getEntriesByType('navigation')[0].loadEventStart")
+    assert timings["visibleFigures"] == ["latency"]
+    assert tall.evaluate("document.body.getAttribute('data-plots-visible')") == "1"
+    assert timings["starts"]["latency"] < load_start <= timings["starts"]["timeseries"], timings
+    assert timings["visible"] <= timings["ready"]
 
 
 def test_with_scripts_off_the_page_shows_images(browser, hot_run, folder):
@@ -215,25 +357,36 @@ def test_a_1000_second_run_with_a_10ms_series_loads_fast_and_stays_small(browser
     heatmaps = [trace for trace in figures["timeseries"]["data"] if trace["type"] == "heatmap"]
     assert len(heatmaps) == 1
     assert len(heatmaps[0]["y"]) == 16
-    # Load time: from the navigation to every plot drawn, by the wall clock outside the browser;
-    # best of up to three loads, so one hiccup of the machine does not decide.
-    times = []
+    # Load time: three cold loads (each tab in a browser context of its own, so no compiled
+    # script is shared), timed by the page's own clock from the navigation's start: "loaded" is
+    # the later of the load event's end and the first screenful's plots drawn; "all" is every plot
+    # drawn. The median of three, so that one hiccup of a shared machine does not decide.
+    loaded, drawn, walls = [], [], []
     for _ in range(3):
-        tab = browser.open(path.as_uri())
+        tab = browser.open(path.as_uri(), fresh=True)
         tab.wait_for("document.body.getAttribute('data-plots-ready')")
-        times.append(time.monotonic() - tab.started)
-        if times[-1] < LOAD_BOUND_S:
-            break
+        walls.append(time.monotonic() - tab.started)
+        timings = tab.evaluate(LOAD_TIMINGS)
+        loaded.append(max(timings["loadEventEnd"], timings["visible"]) / 1000)
+        drawn.append(timings["ready"] / 1000)
+        check_page(tab, figures=2)
+        assert timings["libraryEnd"] > timings["libraryStart"] > 0
+        assert set(timings["figures"]) == {"latency", "timeseries"}
+        tab.close()
     load = os.getloadavg()[0]
+    median = statistics.median(loaded)
     print(
-        f"\nlong page: {size / 2**20:.2f} MiB, built in {built:.2f} s, loads in "
-        f"{', '.join(f'{value:.2f}' for value in times)} s (load average {load:.1f}; "
-        f"target {LOAD_TARGET_S} s)"
+        f"\nlong page: {size / 2**20:.2f} MiB, built in {built:.2f} s; loaded in "
+        f"{', '.join(f'{value:.2f}' for value in loaded)} s (median {median:.2f}, target "
+        f"{LOAD_TARGET_S} s), every plot drawn in {', '.join(f'{value:.2f}' for value in drawn)} s, "
+        f"by the test's clock {', '.join(f'{value:.2f}' for value in walls)} s "
+        f"(plotly.js {timings['libraryStart']:.0f}-{timings['libraryEnd']:.0f} ms, plots in view: "
+        f"{timings['visibleFigures']}; load average {load:.1f})"
     )
-    check_page(tab, figures=2)
-    if min(times) >= LOAD_BOUND_S and load > 2 * (os.cpu_count() or 1):
-        pytest.skip(f"the machine is busy (load average {load:.1f}): loads took {min(times):.2f} s")
-    assert min(times) < LOAD_BOUND_S, times
+    if median >= LOAD_TARGET_S and load > 2 * (os.cpu_count() or 1):
+        pytest.skip(f"the machine is busy (load average {load:.1f}): loads took {loaded} s")
+    assert median <= LOAD_TARGET_S, loaded
+    assert min(drawn) < ALL_DRAWN_BOUND_S, drawn
 
 
 def test_a_sweep_page_links_its_points_and_sorts(browser, folder):

@@ -176,16 +176,33 @@ class Chromium:
         with self._condition:
             return [event for event in self._events if event.get("sessionId") == session]
 
-    def open(self, url: str, *, scripts: bool = True, timeout: float = 60) -> Tab:
-        """A new tab with `url` loaded (its load event fired)."""
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def open(
+        self,
+        url: str,
+        *,
+        scripts: bool = True,
+        timeout: float = 60,
+        fresh: bool = False,
+        height: int = HEIGHT,
+    ) -> Tab:
+        """A new tab with `url` loaded (its load event fired), in a window `height` pixels tall.
+        `fresh`: in a browser context of its own (like a new incognito window), so the tab shares
+        no renderer process, and so no compiled script, with any earlier tab: a cold load, as
+        when the page is first opened."""
+        params: dict[str, Any] = {"url": "about:blank"}
+        context = None
+        if fresh:
+            context = self.send("Target.createBrowserContext")["browserContextId"]
+            params["browserContextId"] = context
+        target = self.send("Target.createTarget", params)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
         tab = Tab(self, target, session)
-        for domain in ("Page", "Runtime", "Log", "Network"):
+        tab.context = context
+        for domain in ("Page", "Runtime", "Log", "Network", "Performance"):
             self.send(f"{domain}.enable", session=session)
         self.send(
             "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": HEIGHT, "deviceScaleFactor": 1, "mobile": False},
+            {"width": WIDTH, "height": height, "deviceScaleFactor": 1, "mobile": False},
             session=session,
         )
         if not scripts:
@@ -226,6 +243,7 @@ class Tab:
         self.session = session
         self.started = 0.0
         self.loaded = 0.0
+        self.context: str | None = None
 
     def send(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30) -> dict[str, Any]:
         return self.browser.send(method, params, session=self.session, timeout=timeout)
@@ -277,6 +295,12 @@ class Tab:
             if event.get("method") == "Network.requestWillBeSent"
         ]
 
+    def metrics(self) -> dict[str, float]:
+        """The renderer's counters (`Performance.getMetrics`, enabled before the navigation):
+        `ScriptDuration`, `V8CompileDuration`, `LayoutDuration`, `TaskDuration` (main-thread
+        busy time) in seconds, and others."""
+        return {item["name"]: item["value"] for item in self.send("Performance.getMetrics")["metrics"]}
+
     def screenshot(self, full_page: bool = False) -> bytes:
         """A PNG of the viewport (or of the whole page)."""
         params: dict[str, Any] = {"format": "png"}
@@ -290,6 +314,8 @@ class Tab:
 
     def close(self) -> None:
         self.browser.send("Target.closeTarget", {"targetId": self.target})
+        if self.context is not None:
+            self.browser.send("Target.disposeBrowserContext", {"browserContextId": self.context})
 
 
 # --------------------------------------------------------------------------------- the driver's own tests

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -76,8 +77,12 @@ SCRIPT = """
 (function () {
   "use strict";
   var ready = 0;
+  var timings = window.ssdtwinTimings = window.ssdtwinTimings || {};
+  timings.libraryEnd = performance.now();
+  timings.figures = {};
+  timings.starts = {};
   function done() {
-    window.ssdtwinReadyMs = performance.now();
+    window.ssdtwinReadyMs = timings.ready = performance.now();
     document.body.setAttribute("data-plots-ready", String(ready));
   }
   function sortTable(table, column, th) {
@@ -111,17 +116,19 @@ SCRIPT = """
     });
   });
   var source = document.getElementById("ssdtwin-figures");
-  if (!source || typeof Plotly === "undefined") { done(); return; }
+  if (!source || typeof Plotly === "undefined") { shown([]); done(); return; }
   var figures = JSON.parse(source.textContent);
   var config = { responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"],
                  toImageButtonOptions: { format: "png", scale: 2 } };
-  var pending = [];
-  Array.prototype.forEach.call(document.querySelectorAll(".plotly-target"), function (target) {
-    var figure = figures[target.getAttribute("data-figure")];
-    if (!figure) { return; }
+  function draw(target) {
+    var name = target.getAttribute("data-figure");
+    var figure = figures[name];
+    if (!figure) { return Promise.resolve(); }
     var options = Object.assign({}, config, { toImageButtonOptions: { format: "png", scale: 2,
-                                  filename: target.getAttribute("data-figure") } });
-    pending.push(Plotly.newPlot(target, figure.data, figure.layout, options).then(function (gd) {
+                                  filename: name } });
+    var started = timings.starts[name] = performance.now();
+    return Plotly.newPlot(target, figure.data, figure.layout, options).then(function (gd) {
+      timings.figures[name] = performance.now() - started;
       ready += 1;
       gd.on("plotly_click", function (event) {
         var point = event.points && event.points[0];
@@ -129,21 +136,85 @@ SCRIPT = """
           window.location.href = point.customdata;
         }
       });
-    }));
+    });
+  }
+  function shown(names) {
+    timings.visible = performance.now();
+    timings.visibleFigures = names;
+    document.body.setAttribute("data-plots-visible", String(names.length));
+  }
+  function failed(error) { done(); throw error; }
+  // The figures in the first screenful are drawn now, before the load event; the others one
+  // per task after it, top to bottom, so the page shows (and scrolls) without waiting for them.
+  var height = window.innerHeight || document.documentElement.clientHeight;
+  var now = [], later = [];
+  Array.prototype.forEach.call(document.querySelectorAll(".plotly-target"), function (target) {
+    var box = target.getBoundingClientRect();
+    (box.bottom > 0 && box.top < height ? now : later).push(target);
   });
-  Promise.all(pending).then(done, function (error) { done(); throw error; });
+  var pending = now.map(draw);
+  Promise.all(pending).then(function () {
+    shown(now.map(function (target) { return target.getAttribute("data-figure"); }));
+  }, failed);
+  function rest() {
+    var target = later.shift();
+    if (!target) { Promise.all(pending).then(done, failed); return; }
+    pending.push(draw(target));
+    setTimeout(rest, 0);
+  }
+  if (document.readyState === "complete") { setTimeout(rest, 0); }
+  else { window.addEventListener("load", function () { setTimeout(rest, 0); }); }
 })();
 """
 
 
+TIMING_START = "window.ssdtwinTimings = {libraryStart: performance.now()};"
+"""Before plotly.js: with `SCRIPT`'s marks, `window.ssdtwinTimings` tells where a load's time went
+(library start and end, when each figure's drawing started and how long it took, the first
+screenful's figures drawn, every figure drawn; milliseconds since the navigation)."""
+
+UMD_HEAD = '(\n function(root, factory) {\n  if (typeof module === "object" && module.exports) {\n'
+UMD_BODY = '() => {\n"use strict";var Plotly=('
+UMD_TAIL = "\nwindow.Plotly = Plotly;\nreturn Plotly;\n}));"
+IIFE_HEAD = '"use strict";var Plotly=(()=>{'
+IIFE_END = "})();"
+
+
 @functools.cache
 def plotly_js() -> tuple[str, str]:
-    """plotly.js (minified, from the `plotly` package) and its version."""
+    """plotly.js (minified, from the `plotly` package) and its version, as a script that V8 parses
+    once (`unwrap`)."""
     from plotly.offline import get_plotlyjs
 
     text = get_plotlyjs()
     version = text[:200].split("plotly.js v", 1)[-1].split()[0] if "plotly.js v" in text[:200] else "?"
-    return text, version
+    return unwrap(text), version
+
+
+def unwrap(text: str) -> str:
+    """plotly.js as a script whose 4.8 MB are parsed once instead of three times.
+
+    The `plotly` package's bundle is `(function (root, factory) {...}(this, () => {"use strict";
+    var Plotly=(()=>{LIBRARY})(); window.Plotly = Plotly; return Plotly;}))`. V8 compiles a function
+    lazily unless it looks immediately called (wrapped in parentheses): it pre-parses the arrow
+    function `factory` with the script, parses it again in full when the wrapper calls it, and the
+    same again for the arrow function around LIBRARY. Here the wrapper is dropped, and LIBRARY's
+    arrow function becomes `(function(){LIBRARY}).call(this)`, which V8 compiles at once: the same
+    global `Plotly`, `this` the same global object as the arrow function's. Measured in headless
+    Chromium, the page's main thread spends about 40% less time on the library (1.0 s instead of
+    1.7 s, docs/html_report.md). A bundle of any other shape is returned as it is."""
+    start = text.find(UMD_HEAD)
+    body = text.find(UMD_BODY)
+    if start < 0 or body < start or not text.endswith(UMD_TAIL) or text.count(UMD_BODY) != 1:
+        return text
+    comment = text[:start]  # the licence header
+    inner = text[body + len("() => {\n") : len(text) - len(UMD_TAIL)]
+    end = inner.rfind(IIFE_END)
+    tail = re.sub(r"/\*.*?\*/", "", inner[end + len(IIFE_END) :], flags=re.S)
+    if inner.startswith(IIFE_HEAD) and inner.count(IIFE_HEAD) == 1 and end > 0 and not tail.strip():
+        library = inner[len(IIFE_HEAD) : end]
+        inner = f'"use strict";var Plotly=(function(){{{library}}}).call(this);{inner[end + len(IIFE_END) :]}'
+    return f"{comment}{inner}\nwindow.Plotly = Plotly;\n"
 
 
 @dataclass
@@ -198,7 +269,8 @@ class Page:
             figures_json = _json(self.figures)
             scripts = (
                 f'<script type="application/json" id="ssdtwin-figures">{figures_json}</script>\n'
-                f"<script>{_script_text(library)}</script>\n<script>{SCRIPT}</script>"
+                f"<script>{TIMING_START}</script>\n<script>{_script_text(library)}</script>\n"
+                f"<script>{SCRIPT}</script>"
             )
             credit = f"interactive plots: plotly.js {escape(library_version)}, embedded"
         elif self.interactive:

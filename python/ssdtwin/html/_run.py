@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from ssdtwin.html import _models
 from ssdtwin.html._figures import (
     MAX_HEATMAP_CELLS,
     PALETTE,
@@ -81,14 +82,14 @@ KNOWN_FIELDS = {
 """Report fields with a place on the page; any other block is shown under "Other report fields"."""
 
 OPTIONAL_MODELS = (
-    # (report block, section id, heading, what it is)
-    ("buffer", "buffer", "Write buffer", "the DRAM write buffer"),
-    ("plp", "plp", "Power-loss protection", "power-loss protection"),
-    ("power_loss", "power-loss", "Power loss", "the power-loss event"),
-    ("reliability", "reliability", "Reliability", "the reliability model (bit errors, ECC, read retry)"),
+    # (report block, section id, heading, the section's body)
+    ("reliability", "reliability", "Reliability", _models.reliability),
+    ("buffer", "buffer", "Write buffer", _models.buffer),
+    ("plp", "plp", "Power-loss protection", _models.plp),
+    ("power_loss", "power-loss", "Power loss", _models.power_loss),
 )
-"""Sections of models that do not exist yet: drawn, field by field, only when their block is in
-the report. Written against the expected block names, untested against the real models."""
+"""Sections of optional models, each drawn when its block is in the report (which the core writes
+only with the model on)."""
 
 
 def run_page(
@@ -121,14 +122,10 @@ def run_page(
     if isinstance(throttle, Mapping) and throttle.get("policy", "none") != "none":
         page.add("throttle", "Throttling", _throttle(throttle))
     if _mapping_cache_on(report):
-        page.add("mapping-cache", "Mapping cache", _mapping_cache(report))
-    for block, section_id, heading, what in OPTIONAL_MODELS:
+        page.add("mapping-cache", "Mapping cache", _models.mapping_cache(report))
+    for block, section_id, heading, body in OPTIONAL_MODELS:
         if isinstance(report.get(block), Mapping):
-            note = (
-                f'<p class="note">The report\'s <code>{block}</code> block ({escape(what)}), field by '
-                "field.</p>"
-            )
-            page.add(section_id, heading, note + generic_block(report[block]))
+            page.add(section_id, heading, body(report))
     page.add("workload", "Workload", _workload(report))
     other = {
         name: value for name, value in report.items() if name not in KNOWN_FIELDS and name != "timeseries"
@@ -238,10 +235,25 @@ def scenario_brief(config: Mapping[str, Any]) -> list[tuple[str, str]]:
             throttle = _table(config, "throttle")
             text += f"; throttling {throttle.get('policy', 'none')}"
         lines.append(("thermal model", text))
-    for block, _, heading, _ in OPTIONAL_MODELS:
-        table_ = _table(config, block)
-        if table_:
-            lines.append((heading.lower(), "on" if table_.get("enabled", True) else "off"))
+    models = [
+        ("reliability model", _table(config, "reliability"), "enabled", "on"),
+        ("write buffer", _table(config, "buffer"), "capacity", ""),
+        ("mapping table", _table(config, "ftl"), "mapping_cache", ""),
+        ("power-loss protection", _table(config, "plp"), "enabled", "on"),
+        ("power cuts at", _table(config, "power_loss"), "at", ""),
+    ]
+    for label, settings, key, word in models:
+        if key not in settings:
+            continue
+        value = settings[key]
+        if isinstance(value, bool):
+            lines.append((label, word if value else "off"))
+        elif isinstance(value, list):
+            lines.append((label, ", ".join(str(item) for item in value) if value else "none"))
+        elif key == "capacity" and str(value).strip("0KMGiB ") == "":
+            lines.append((label, "off"))
+        else:
+            lines.append((label, str(value)))
     return lines
 
 
@@ -509,6 +521,12 @@ def timeseries_figure(frame: pandas.DataFrame, figure_id: str = "timeseries") ->
         for state, start, end in _runs(states, starts, ends):
             label, colour = THROTTLE_SHADES.get(state, (f"throttle state {state}", "#9467bd"))
             spans.append(Span(start, end, colour, label))
+    if "reliability.rber_mean" in frame.columns:
+        # The mean raw bit error rate of the pages read in each interval (none read: a gap); it
+        # spans decades as the drive wears and ages, so the axis is logarithmic.
+        rber = series("reliability.rber_mean")
+        x, y = decimate(ends, numpy.where(rber > 0, rber, numpy.nan))
+        panels.append(Panel("RBER", [Line(x, y, "RBER mean", color=PALETTE[4])], ylog=True, weight=0.8))
     for prefix, noun in HEATMAP_PREFIXES.items():
         columns = sorted(
             (c for c in frame.columns if c.startswith(prefix) and c[len(prefix) :].isdigit()),
@@ -776,17 +794,6 @@ def _mapping_cache_on(report: Mapping[str, Any]) -> bool:
     return isinstance(report.get("mapping_cache"), Mapping) or bool(
         isinstance(reads, int | float) and reads > 0
     )
-
-
-def _mapping_cache(report: Mapping[str, Any]) -> str:
-    pairs = [
-        ("translation page reads", lookup(report, "flash.mapping_reads")),
-        ("translation page programs", lookup(report, "flash.mapping_programs")),
-    ]
-    html = key_values(pairs)
-    if isinstance(report.get("mapping_cache"), Mapping):
-        html += generic_block(report["mapping_cache"])
-    return html
 
 
 def _workload(report: Mapping[str, Any]) -> str:
