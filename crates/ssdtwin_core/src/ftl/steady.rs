@@ -14,8 +14,8 @@
 //!
 //! The layout then gives each block its valid units at random among the slots it has written
 //! (uniform invalidation leaves a uniformly random subset), and the span's logical units to those
-//! slots in the order of a random permutation (which logical unit survives where is exchangeable
-//! under uniform overwrites). One thing this does not keep: after `steady_overwrites = 1` about
+//! slots in the order of a random permutation ([`Deal`]; which logical unit survives where is
+//! exchangeable under uniform overwrites). One thing this does not keep: after `steady_overwrites = 1` about
 //! e⁻¹ ≈ 37% of the span has never been overwritten and, on the functional path, still sits where
 //! the sequential fill put it (logical neighbours together); here those units are scattered too.
 
@@ -129,18 +129,27 @@ impl Ftl {
     }
 
     /// Lays out the mapping table for the block table's valid counts: each block's valid units at
-    /// random written slots, the span's logical units in a random permutation's order.
+    /// random written slots, the span's logical units in the order of a [`Deal`].
     fn lay_out_mapping(&mut self, span_units: u32, partial: &HashMap<(u32, u32), u32>, rng: &mut Rng) {
         // The table is still empty: the fill and the overwrites only counted.
         debug_assert!((0..span_units).all(|logical| self.mapping.physical(logical) == super::mapping::NONE));
-        let mut logical = Permutation::new(span_units, rng).iter();
+        let deal = Deal::new(span_units, rng);
+        let mut logical = deal.iter();
         let units_per_page = self.geometry.units_per_page;
         let mut partial_blocks: Vec<u32> = partial.keys().map(|&(block, _)| block).collect();
         partial_blocks.sort_unstable();
         let mut slots: Vec<u32> = Vec::with_capacity(self.geometry.units_per_block() as usize);
         let mut bits = Bits::default();
         let mut placed = 0u32;
-        for block in 0..self.blocks.valid.len() as u32 {
+        // Blocks in striping order (a block of each die in turn, channel-major, then the next
+        // plane and block), so the few logical neighbours a deal puts in consecutive blocks sit on
+        // different dies and channels, not in one plane.
+        let (dies, planes_per_die) = (self.geometry.dies, self.geometry.planes_per_die);
+        let blocks_per_plane = self.geometry.blocks_per_plane;
+        for visit in 0..self.blocks.valid.len() as u32 {
+            let (die, rest) = (visit % dies, visit / dies);
+            let plane = die * planes_per_die + rest % planes_per_die;
+            let block = plane * blocks_per_plane + rest / planes_per_die;
             let mut needed = u64::from(self.blocks.valid[block as usize]);
             if needed == 0 {
                 continue;
@@ -221,51 +230,48 @@ fn draw_block(valid: &[u32], units_per_block: u32, rng: &mut Rng) -> u32 {
     }
 }
 
-/// A random permutation of `0..n` computed on demand (no table): `k ↦ (a·k + c) mod n` with `a`
-/// coprime to `n`, drawn near n/φ so that consecutive `k` (one block's slots) land far apart,
-/// then a random rotation. Logical neighbours end in unrelated blocks, as after random overwrites.
+/// The order in which the span's logical units are dealt to the valid slots, block by block: a
+/// random permutation of `0..n` built as a grid of `COLUMNS` columns of `rows` consecutive units.
+/// The k-th dealt unit is row `k / COLUMNS` of column `σ(k mod COLUMNS)` (σ a random permutation
+/// of the columns, each column's rows rotated by a random offset); grid cells past `n` are
+/// skipped. Consecutive slots (one block's) get units a column (n / 1,024) apart, so logical
+/// neighbours land in different blocks, as after random overwrites; and the mapping table is
+/// written as 1,024 interleaved sequential streams, which stay in cache, where a scattered
+/// permutation would cost a memory latency per unit (most of the layout's time).
 #[derive(Debug)]
-struct Permutation {
+struct Deal {
     n: u64,
-    a: u64,
-    c: u64,
+    rows: u64,
+    columns: Vec<(u64, u64)>,
 }
 
-impl Permutation {
-    fn new(n: u32, rng: &mut Rng) -> Permutation {
-        let n = u64::from(n).max(1);
-        let golden = (n as f64 / 1.618_033_988_749_895) as u64;
-        let mut a = (golden + rng.below(n / 64 + 1)).max(1) % n.max(2);
-        while gcd(a.max(1), n) != 1 {
-            a += 1;
+const COLUMNS: u64 = 1024;
+
+impl Deal {
+    fn new(n: u32, rng: &mut Rng) -> Deal {
+        let n = u64::from(n);
+        let rows = n.div_ceil(COLUMNS).max(1);
+        let mut order: Vec<u64> = (0..COLUMNS).collect();
+        for index in (1..order.len()).rev() {
+            let pick = rng.below(index as u64 + 1) as usize;
+            order.swap(index, pick);
         }
-        Permutation {
-            n,
-            a: a.max(1),
-            c: rng.below(n),
-        }
+        let columns = order.into_iter().map(|column| (column, rng.below(rows))).collect();
+        Deal { n, rows, columns }
     }
 
-    /// The values for k = 0, 1, 2, … (by addition: no division per value).
-    fn iter(&self) -> impl Iterator<Item = u32> {
-        let (n, step) = (self.n, self.a % self.n);
-        let mut value = self.c;
-        (0..n).map(move |_| {
-            let current = value as u32;
-            value += step;
-            if value >= n {
-                value -= n;
+    /// The dealt units in order: each of `0..n` once.
+    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..COLUMNS * self.rows).filter_map(move |cell| {
+            let (column, offset) = self.columns[(cell % COLUMNS) as usize];
+            let mut row = cell / COLUMNS + offset;
+            if row >= self.rows {
+                row -= self.rows;
             }
-            current
+            let unit = column * self.rows + row;
+            (unit < self.n).then_some(unit as u32)
         })
     }
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
 }
 
 #[cfg(test)]
@@ -273,18 +279,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_permutation_is_a_bijection() {
-        for n in [1u32, 2, 7, 64, 1000, 65_536, 100_003] {
-            let permutation = Permutation::new(n, &mut Rng::stream(3, "test"));
+    fn the_deal_is_a_permutation_that_separates_neighbours() {
+        for n in [0u32, 1, 2, 7, 1000, 1024, 1025, 65_536, 100_003] {
+            let deal = Deal::new(n, &mut Rng::stream(3, "test"));
+            let dealt: Vec<u32> = deal.iter().collect();
+            assert_eq!(dealt.len(), n as usize, "n = {n}");
             let mut seen = vec![false; n as usize];
-            let by_addition: Vec<u32> = permutation.iter().collect();
-            assert_eq!(by_addition.len(), n as usize);
-            for k in 0..n {
-                let value = by_addition[k as usize] as usize;
-                let direct = (permutation.a % permutation.n * u64::from(k) + permutation.c) % permutation.n;
-                assert_eq!(direct as usize, value);
-                assert!(!seen[value], "n = {n}: {value} twice");
-                seen[value] = true;
+            for &unit in &dealt {
+                assert!(!seen[unit as usize], "n = {n}: {unit} twice");
+                seen[unit as usize] = true;
+            }
+            if n >= 65_536 {
+                // Consecutive dealt units are logically far apart (a block's units scatter).
+                let close = dealt.windows(2).filter(|pair| pair[0].abs_diff(pair[1]) < n / 2048).count();
+                assert!(close < dealt.len() / 100, "n = {n}: {close} close neighbours");
             }
         }
     }
