@@ -30,7 +30,11 @@ impl LargeArray {
     pub fn filled(len: usize, value: u32) -> LargeArray {
         let mut array = match Self::mapped(len) {
             Some(storage) => LargeArray { storage },
-            None => return LargeArray { storage: Storage::Heap(vec![value; len]) },
+            None => {
+                return LargeArray {
+                    storage: Storage::Heap(vec![value; len]),
+                }
+            }
         };
         if value != 0 {
             array.fill(value);

@@ -6,8 +6,8 @@
 //! `((block × pages_per_block) + page) × units_per_page + slot`, with blocks numbered globally
 //! `(die × planes_per_die + plane) × blocks_per_plane + block`.
 
-use crate::base::arith::{div, rem};
 use super::params::FlashConfig;
+use crate::base::arith::{div, rem};
 use crate::base::units::ByteSize;
 
 /// Sizes of every level of the array, and the mapping unit.

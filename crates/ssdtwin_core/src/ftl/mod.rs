@@ -29,8 +29,8 @@ pub mod mapping;
 pub mod params;
 pub mod placement;
 mod precondition;
-mod steady;
 pub mod snapshot;
+mod steady;
 #[cfg(test)]
 mod tests;
 pub mod translation;

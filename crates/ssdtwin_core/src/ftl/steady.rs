@@ -115,7 +115,10 @@ impl Ftl {
         let mut partial: HashMap<(u32, u32), u32> = HashMap::new();
         let units_per_page = self.geometry.units_per_page;
         for (index, &(block, page)) in writer.pages.iter().enumerate() {
-            let filled = writer.filled.saturating_sub(index as u32 * units_per_page).min(units_per_page);
+            let filled = writer
+                .filled
+                .saturating_sub(index as u32 * units_per_page)
+                .min(units_per_page);
             partial.insert((block, page), filled);
         }
         for open in self.gc_open.iter().flatten() {
@@ -166,7 +169,10 @@ impl Ftl {
                 slots.extend(first..first + pages * units_per_page);
             }
             let mut remaining = slots.len() as u64;
-            debug_assert!(needed <= remaining, "block {block}: {needed} valid units in {remaining} slots");
+            debug_assert!(
+                needed <= remaining,
+                "block {block}: {needed} valid units in {remaining} slots"
+            );
             // Selection sampling: each written slot in turn is kept with probability
             // needed / remaining, which keeps a uniformly random subset of the right size.
             for &physical in &slots {
@@ -291,7 +297,10 @@ mod tests {
             }
             if n >= 65_536 {
                 // Consecutive dealt units are logically far apart (a block's units scatter).
-                let close = dealt.windows(2).filter(|pair| pair[0].abs_diff(pair[1]) < n / 2048).count();
+                let close = dealt
+                    .windows(2)
+                    .filter(|pair| pair[0].abs_diff(pair[1]) < n / 2048)
+                    .count();
                 assert!(close < dealt.len() / 100, "n = {n}: {close} close neighbours");
             }
         }

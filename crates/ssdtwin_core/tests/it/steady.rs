@@ -29,7 +29,10 @@ fn assert_equivalent(policy: &str, distribution: &str) {
     // Four seeds each, averaged: the comparison is of distributions, not of one draw (with the
     // random victim policy one run's WAF varies by ±2% from seed to seed).
     let mean = |method: &str| {
-        let runs: Vec<(f64, f64)> = [1, 2, 3, 4].iter().map(|&seed| measured(method, policy, distribution, seed)).collect();
+        let runs: Vec<(f64, f64)> = [1, 2, 3, 4]
+            .iter()
+            .map(|&seed| measured(method, policy, distribution, seed))
+            .collect();
         let n = runs.len() as f64;
         (
             runs.iter().map(|run| run.0).sum::<f64>() / n,
@@ -46,9 +49,15 @@ fn assert_equivalent(policy: &str, distribution: &str) {
         100.0 * waf_error,
         100.0 * iops_error
     );
-    assert!(functional_waf > 1.1, "the measured run must collect garbage (WAF {functional_waf})");
+    assert!(
+        functional_waf > 1.1,
+        "the measured run must collect garbage (WAF {functional_waf})"
+    );
     assert!(waf_error.abs() <= 0.03, "{policy} {distribution}: WAF {waf_error:+.4}");
-    assert!(iops_error.abs() <= 0.03, "{policy} {distribution}: IOPS {iops_error:+.4}");
+    assert!(
+        iops_error.abs() <= 0.03,
+        "{policy} {distribution}: IOPS {iops_error:+.4}"
+    );
 }
 
 #[test]
@@ -89,9 +98,12 @@ fn statistical_steady_state_passes_the_ftl_invariants() {
         let mut simulation = Simulation::new(&scenario(&settings)).expect("valid scenario");
         simulation.precondition(&mut |_| true).expect("preconditioned");
         let ftl = simulation.ftl();
-        ftl.check_invariants().unwrap_or_else(|error| panic!("{policy}: {error}"));
+        ftl.check_invariants()
+            .unwrap_or_else(|error| panic!("{policy}: {error}"));
         let span = (0.6 * f64::from(ftl.logical_units())) as u32;
-        let mapped = (0..ftl.logical_units()).filter(|&logical| ftl.mapping.physical(logical) != u32::MAX).count();
+        let mapped = (0..ftl.logical_units())
+            .filter(|&logical| ftl.mapping.physical(logical) != u32::MAX)
+            .count();
         assert_eq!(mapped as u32, span, "exactly the span is mapped");
     }
 }
