@@ -97,9 +97,12 @@ def test_points_of_other_drives_get_their_own_snapshot(tmp_path):
 
 def test_a_drive_without_preconditioning_or_with_one_point_gets_no_snapshot(tmp_path):
     definition = {
-        "base": {**BASE, "workload": {**BASE["workload"], "precondition": "none"}},
-        "grid": {"host.queue_depth": [1, 4]},
-        "points": [{"workload.precondition": "none"}, {"workload.precondition": "fill", "seed": 3}],
+        "base": BASE,
+        "zip": {
+            "host.queue_depth": [1, 4, 8, 16],
+            "workload.precondition": ["none", "none", "fill", "fill"],
+            "ftl.over_provisioning": [0.3, 0.3, 0.25, 0.2],
+        },
     }
     # Two points on the "none" drive, one alone on each "fill" drive: nothing to share.
     ssdtwin.sweep(definition, out=tmp_path, workers=2, progress=False)

@@ -134,11 +134,12 @@ class ResultsStore:
         swept_keys: list[str] = []
         for point in points:
             for key in point.swept:
-                if key not in swept_keys:
+                # A seed set in `points` is the `seed` column, not a second one.
+                if key not in swept_keys and key != "seed":
                     swept_keys.append(key)
         for point in points:
             row: dict[str, Any] = {"point_id": point.point_id}
-            row.update({key: _cell(value) for key, value in point.swept.items()})
+            row.update({key: _cell(value) for key, value in point.swept.items() if key != "seed"})
             row["seed"] = point.seed
             report_path = self.report_path(point.point_id)
             error_path = self.error_path(point.point_id)
