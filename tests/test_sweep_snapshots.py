@@ -49,7 +49,8 @@ def per_point(tmp_path_factory) -> tuple[Path, pandas.DataFrame]:
 def test_a_20_point_queue_depth_sweep_preconditions_once(per_point, tmp_path, caplog):
     with caplog.at_level(logging.INFO, logger="ssdtwin.sweep"):
         results = ssdtwin.sweep(QD_SWEEP, out=tmp_path, workers=2, progress=False)
-    assert (results["status"] == "ok").all() and len(results) == 20
+    assert (results["status"] == "ok").all()
+    assert len(results) == 20
     record = drives(tmp_path)
     assert len(record) == 1
     (drive,) = record.values()
@@ -108,7 +109,9 @@ def test_a_drive_without_preconditioning_or_with_one_point_gets_no_snapshot(tmp_
     ssdtwin.sweep(definition, out=tmp_path, workers=2, progress=False)
     record = drives(tmp_path)
     assert len(record) == 3
-    counts = {drive["drive"]["workload.precondition"] + str(len(drive["points"])): drive for drive in record.values()}
+    counts = {
+        f"{drive['drive']['workload.precondition']}{len(drive['points'])}": drive for drive in record.values()
+    }
     assert counts["none2"]["preconditionings"] == 0
     assert counts["fill1"]["preconditionings"] == 1
     assert not (tmp_path / "snapshots").exists()
@@ -187,7 +190,8 @@ def test_drive_names_follow_the_cores_drive_keys():
 
     name, keys = _sweep_drives.drive_name(task())
     assert len(name) == _sweep_drives.DRIVE_HASH_LENGTH
-    assert keys["flash.blocks_per_plane"] == 16 and keys["seed"] == 1
+    assert keys["flash.blocks_per_plane"] == 16
+    assert keys["seed"] == 1
     # Keys outside the drive leave it alone; drive keys make another.
     assert _sweep_drives.drive_name(task(**{"host.queue_depth": 64}))[0] == name
     assert _sweep_drives.drive_name(task(**{"workload.read_fraction": 1.0}))[0] == name

@@ -3,8 +3,8 @@
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
                 [--output-format summary|json|fio-json] [--from DRIVE.snap] [--html FILE.html]
     ssdtwin precondition [SCENARIO.toml] [--set KEY=VALUE ...] [-o DRIVE.snap]
-    ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N] [--no-reuse]
-                  [--html FILE.html]
+    ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
+                  [--no-reuse] [--html FILE.html]
     ssdtwin report RUN.json [--timeseries FILE.parquet] -o FILE.html        # one run's page
     ssdtwin report A.json B.json ... -o FILE.html                           # runs compared
     ssdtwin report DIR -o FILE.html [--point-pages static|interactive|none] # a sweep, a page per point

@@ -11,11 +11,11 @@
 Each file is written atomically (`ssdtwin._atomic`: a temporary file in the same folder, then
 `os.replace`), so a sweep killed at any moment, even by SIGKILL, leaves only whole files behind: a
 point either has its complete report or is run again by `--resume`, which also removes the
-temporary files a killed writer left (and a half-written snapshot, `<drive>.snap.partial`). The Parquet table is derived data, rebuilt from the
-per-point files at the end of a sweep and on resume; its columns are `point_id`, the swept keys,
-`seed`, `status` ("ok", "failed" or "pending"), `error`, then every scalar report field flattened
-with dots (`Report.flat()`). It is plain Parquet, queryable as is with DuckDB
-(`SELECT * FROM 'DIR/results.parquet'`).
+temporary files a killed writer left (and a half-written snapshot, `<drive>.snap.partial`). The
+Parquet table is derived data, rebuilt from the per-point files at the end of a sweep and on
+resume; its columns are `point_id`, the swept keys, `seed`, `status` ("ok", "failed" or
+"pending"), `error`, then every scalar report field flattened with dots (`Report.flat()`). It is
+plain Parquet, queryable as is with DuckDB (`SELECT * FROM 'DIR/results.parquet'`).
 
 pandas and pyarrow are imported only when a table is built or read.
 """
