@@ -305,6 +305,11 @@ def machine_parallelism() -> float:
     return 2 * alone / together
 
 
+IDLE_PARALLELISM = 1.8
+"""Cores' worth two independent processes must get, before and after a measurement, for it to
+count: below that, another job (on this machine or on the host under it) holds part of a core."""
+
+
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="needs two cores")
 def test_two_workers_are_faster_than_one(tmp_path):
     definition = {
@@ -313,9 +318,9 @@ def test_two_workers_are_faster_than_one(tmp_path):
     }
     ssdtwin.sweep({**definition, "grid": {"host.queue_depth": [1]}}, out=tmp_path / "warm-up")  # imports
     measured = []
-    for attempt in range(3):
-        available = machine_parallelism()
-        if available < 1.6:
+    for attempt in range(4):
+        before = machine_parallelism()
+        if before < IDLE_PARALLELISM:
             continue  # another job holds a core: this attempt could not show scaling
         elapsed = {}
         for workers in (1, 2):
@@ -323,13 +328,15 @@ def test_two_workers_are_faster_than_one(tmp_path):
             results = ssdtwin.sweep(definition, out=tmp_path / f"{attempt}-{workers}", workers=workers)
             elapsed[workers] = time.perf_counter() - started
             assert len(results) == 20
-        measured.append((available, elapsed[1] / elapsed[2]))
-        if measured[-1][1] >= 1.3:
+        if machine_parallelism() < IDLE_PARALLELISM:
+            continue  # the machine got busy during the measurement
+        measured.append((before, elapsed[1] / elapsed[2]))
+        if measured[-1][1] >= 1.7:
             return
     if not measured:
-        pytest.skip("the machine never gave two independent processes 1.6 cores' worth")
-    # The bound is soft (about 2x measured on a quiet machine, see README) so shared CI passes.
-    assert max(speedup for _, speedup in measured) >= 1.3, measured
+        pytest.skip(f"two processes never got {IDLE_PARALLELISM} cores' worth around a measurement")
+    # Issue 15 asks 0.85 k for k = 2; 2.09x was measured on the idle machine (README, "Scaling").
+    assert max(speedup for _, speedup in measured) >= 1.7, measured
 
 
 def test_ctrl_c_keeps_finished_points_and_marks_the_rest_pending(tmp_path):

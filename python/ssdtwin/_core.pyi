@@ -52,6 +52,17 @@ def resolve(
     """Loads and validates a scenario as `run` does, without running it; returns the resolved
     scenario as JSON text."""
 
+def drive_keys(
+    scenario_path: str | None,
+    scenario_json: str | None,
+    base_dir: str,
+    set_overrides: list[str],
+    json_overrides: list[tuple[str, str]],
+) -> str:
+    """Loads and validates a scenario as `run` does; returns as JSON text (an object, keys
+    sorted) the keys that shape its preconditioned drive, the ones a drive snapshot records: runs
+    with equal keys can share one snapshot."""
+
 def serve_nbd(
     scenario_path: str | None,
     scenario_json: str | None,

@@ -4,7 +4,7 @@
                 [--output-format summary|json|fio-json] [--from DRIVE.snap] [--html FILE.html]
     ssdtwin precondition [SCENARIO.toml] [--set KEY=VALUE ...] [-o DRIVE.snap]
     ssdtwin sweep SWEEP.toml [--backend local|dask] [--scheduler ADDRESS] [--out DIR] [--resume] [--workers N]
-                  [--html FILE.html]
+                  [--no-reuse] [--html FILE.html]
     ssdtwin report RUN.json [--timeseries FILE.parquet] -o FILE.html        # one run's page
     ssdtwin report A.json B.json ... -o FILE.html                           # runs compared
     ssdtwin report DIR -o FILE.html [--point-pages static|interactive|none] # a sweep, a page per point
@@ -299,6 +299,11 @@ EXIT_POINTS_FAILED = 1
 @click.option("--dry-run", is_flag=True, help="Validate and list the points; run nothing.")
 @click.option("--quiet", "-q", is_flag=True, help="Show no progress bar.")
 @click.option(
+    "--no-reuse",
+    is_flag=True,
+    help="Precondition every point itself: no drive snapshots in DIR/snapshots (saves disk).",
+)
+@click.option(
     "--html",
     "html_path",
     metavar="FILE.html",
@@ -313,6 +318,7 @@ def sweep_command(
     workers: int | None,
     dry_run: bool,
     quiet: bool,
+    no_reuse: bool,
     html_path: str | None,
 ) -> None:
     """Run every point of SWEEP.toml and store the results table in its output directory."""
@@ -333,6 +339,7 @@ def sweep_command(
             resume=resume,
             workers=workers,
             progress=None if not quiet else False,
+            reuse=False if no_reuse else None,
         )
     except module.SweepFailures as failures:
         print_sweep_table(failures.results, _table_console())
@@ -350,6 +357,7 @@ def sweep_command(
         sys.exit(EXIT_INTERRUPTED)
     print_sweep_table(results, _table_console())
     click.echo(f"{len(results)} points, all ok: {directory / 'results.parquet'}")
+    click.echo(module.describe_drives(directory))
     if html_path is not None:
         _write_sweep_page(directory, html_path, "static")
 

@@ -4,15 +4,18 @@
     DIR/reports/<point_id>.json  the full report of each finished point
     DIR/errors/<point_id>.json   the error of each failed point
     DIR/results.parquet          one row per point, rebuilt from the two folders above
+    DIR/drives.json              each distinct drive: its keys, points, times preconditioned
+    DIR/snapshots/<drive>.snap   a drive shared by several points, preconditioned once (deleted
+                                 when all its points have their report; `ssdtwin._sweep_drives`)
 
 Each file is written atomically (`ssdtwin._atomic`: a temporary file in the same folder, then
 `os.replace`), so a sweep killed at any moment, even by SIGKILL, leaves only whole files behind: a
 point either has its complete report or is run again by `--resume`, which also removes the
-temporary files a killed writer left. The Parquet table is derived data, rebuilt from the
-per-point files at the end of a sweep and on resume; its columns are `point_id`, the swept keys,
-`seed`, `status` ("ok", "failed" or "pending"), `error`, then every scalar report field flattened
-with dots (`Report.flat()`). It is plain Parquet, queryable as is with DuckDB
-(`SELECT * FROM 'DIR/results.parquet'`).
+temporary files a killed writer left (and a half-written snapshot, `<drive>.snap.partial`). The
+Parquet table is derived data, rebuilt from the per-point files at the end of a sweep and on
+resume; its columns are `point_id`, the swept keys, `seed`, `status` ("ok", "failed" or
+"pending"), `error`, then every scalar report field flattened with dots (`Report.flat()`). It is
+plain Parquet, queryable as is with DuckDB (`SELECT * FROM 'DIR/results.parquet'`).
 
 pandas and pyarrow are imported only when a table is built or read.
 """
@@ -35,6 +38,9 @@ SWEEP_FILE = "sweep.toml"
 TABLE_FILE = "results.parquet"
 REPORTS_FOLDER = "reports"
 ERRORS_FOLDER = "errors"
+SNAPSHOTS_FOLDER = "snapshots"
+DRIVES_FILE = "drives.json"
+PARTIAL_SNAPSHOT_SUFFIX = ".snap.partial"
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -48,6 +54,7 @@ class ResultsStore:
         self.directory = Path(directory)
         self.reports = self.directory / REPORTS_FOLDER
         self.errors = self.directory / ERRORS_FOLDER
+        self.snapshots = self.directory / SNAPSHOTS_FOLDER
 
     @property
     def table_path(self) -> Path:
@@ -69,12 +76,37 @@ class ResultsStore:
         for folder in (self.directory, self.reports, self.errors):
             folder.mkdir(parents=True, exist_ok=True)
             _atomic.remove_stale(folder)
+        if self.snapshots.is_dir():
+            for partial in self.snapshots.glob(f"*{PARTIAL_SNAPSHOT_SUFFIX}"):
+                partial.unlink(missing_ok=True)
 
     def report_path(self, point_id: str) -> Path:
         return self.reports / f"{point_id}.json"
 
     def error_path(self, point_id: str) -> Path:
         return self.errors / f"{point_id}.json"
+
+    def snapshot_path(self, drive: str) -> Path:
+        """Where the sweep keeps the snapshot of a drive its points share."""
+        return self.snapshots / f"{drive}.snap"
+
+    def remove_snapshot(self, path: str | os.PathLike[str]) -> None:
+        Path(path).unlink(missing_ok=True)
+        if self.snapshots.is_dir() and not any(self.snapshots.iterdir()):
+            self.snapshots.rmdir()
+
+    @property
+    def drives_path(self) -> Path:
+        return self.directory / DRIVES_FILE
+
+    def read_drives(self) -> dict[str, Any]:
+        """The drives record of an earlier run in this directory ({} if none)."""
+        if not self.drives_path.exists():
+            return {}
+        return dict(json.loads(self.drives_path.read_text(encoding="utf-8")))
+
+    def write_drives(self, record: Mapping[str, Any]) -> None:
+        _atomic.write_text(self.drives_path, json.dumps(record, indent=1, sort_keys=True))
 
     def finished(self) -> set[str]:
         """Ids of the points whose report is written (failed points are not finished)."""
@@ -102,11 +134,12 @@ class ResultsStore:
         swept_keys: list[str] = []
         for point in points:
             for key in point.swept:
-                if key not in swept_keys:
+                # A seed set in `points` is the `seed` column, not a second one.
+                if key not in swept_keys and key != "seed":
                     swept_keys.append(key)
         for point in points:
             row: dict[str, Any] = {"point_id": point.point_id}
-            row.update({key: _cell(value) for key, value in point.swept.items()})
+            row.update({key: _cell(value) for key, value in point.swept.items() if key != "seed"})
             row["seed"] = point.seed
             report_path = self.report_path(point.point_id)
             error_path = self.error_path(point.point_id)

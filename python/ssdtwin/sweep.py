@@ -10,6 +10,7 @@ simulation per point on a local process pool or a Dask cluster, results in a dir
     "workload.read_fraction" = [0.25, 0.75]
     "workload.block_size" = ["4KiB", "16KiB"]
     points = [{"flash.channels" = 4}, {"flash.channels" = 8}]   # explicit points (before any table)
+    reuse_snapshots = true            # precondition each distinct drive once (default)
 
 The points are the product of the grid, the zip rows, the explicit points and the seeds (an
 absent axis contributes one empty choice). Every point is resolved by the core's own loader
@@ -17,31 +18,32 @@ before anything runs, so a bad key or value stops the sweep up front with the po
 A point's id is its index and a hash of its fully resolved scenario: `--resume` skips points whose
 report is stored under the same id, and a change of base, axes or simulator defaults gives new ids.
 
-Workers only simulate and return the report text; the process that runs the sweep writes every
-file, so a Dask cluster needs no shared file system.
+Points that share a drive start from one snapshot of it, preconditioned once
+(`ssdtwin._sweep_drives`). Workers simulate and return the report text; the process that runs the
+sweep writes every other file. The snapshots are written and read by the workers, so a Dask
+cluster spread over machines needs the output directory on a shared file system, or reuse off.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
 import itertools
 import json
 import logging
 import math
-import multiprocessing
 import os
 import sys
 import tomllib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from ssdtwin import _core
+from ssdtwin import _core, _sweep_drives
 from ssdtwin._arguments import config_error, core_arguments, scenario_file
-from ssdtwin._core import ConfigError, SimulationError
+from ssdtwin._core import ConfigError
 from ssdtwin._progress import sweep_progress
+from ssdtwin._sweep_run import PointTask, run_dask, run_local
 from ssdtwin.store import STATUS_FAILED, ResultsStore, StoredPoint
 
 if TYPE_CHECKING:
@@ -53,9 +55,10 @@ SweepLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any]
 Backend: TypeAlias = Literal["local", "dask"]
 BACKENDS: tuple[str, ...] = ("local", "dask")
 
-SWEEP_KEYS = ("base", "out", "grid", "zip", "points", "seeds")
+SWEEP_KEYS = ("base", "out", "grid", "zip", "points", "seeds", "reuse_snapshots")
 """The keys a sweep file may have."""
 MAX_POINTS = 100_000
+_LOG = logging.getLogger("ssdtwin.sweep")
 """The most points one sweep may have: each is resolved by the core before anything runs."""
 
 
@@ -88,6 +91,8 @@ class SweepDefinition:
     zip: dict[str, list[Any]] = field(default_factory=dict)
     points: list[dict[str, Any]] = field(default_factory=list)
     seeds: list[int] | None = None
+    reuse_snapshots: bool = True
+    """Points that share a drive start from one snapshot of it (`ssdtwin._sweep_drives`)."""
 
     def as_toml(self, version: str) -> dict[str, Any]:
         """The sweep as run, for `DIR/sweep.toml`."""
@@ -98,6 +103,8 @@ class SweepDefinition:
             table["out"] = self.out
         if self.seeds is not None:
             table["seeds"] = list(self.seeds)
+        if not self.reuse_snapshots:
+            table["reuse_snapshots"] = False
         if self.points:
             table["points"] = self.points
         if self.base_table is not None:
@@ -124,26 +131,6 @@ class Point:
         return f"{values}, seed={self.seed}" if values else f"seed={self.seed}"
 
 
-@dataclass(frozen=True)
-class PointTask:
-    """What a worker needs to simulate one point (plain data, cheap to pickle)."""
-
-    point_id: str
-    scenario_path: str | None
-    scenario_json: str | None
-    base_dir: str
-    json_overrides: list[tuple[str, str]]
-
-
-@dataclass(frozen=True)
-class PointOutcome:
-    """What a worker sends back: the report as JSON text, or the error."""
-
-    point_id: str
-    report_json: str | None
-    error: str | None
-
-
 def sweep(
     sweep: SweepLike,
     *,
@@ -153,6 +140,7 @@ def sweep(
     resume: bool = False,
     workers: int | None = None,
     progress: bool | None = None,
+    reuse: bool | None = None,
 ) -> pandas.DataFrame:
     """Runs every point of a sweep and returns the results table (one row per point).
 
@@ -162,7 +150,10 @@ def sweep(
     `workers` processes when no address is given. Results go to `out` (default: the sweep's own
     `out`); an output directory that already holds a sweep is refused unless `resume=True`, which
     runs only the points without a stored report. `progress` shows a progress bar on stderr
-    (default: when stdout and stderr are terminals).
+    (default: when stdout and stderr are terminals). Points that share a drive (every key that
+    shapes the preconditioned state equal) start from one snapshot of it in `out/snapshots/`,
+    preconditioned once; `reuse=False` (or `reuse_snapshots = false` in the sweep, the default
+    for `reuse=None`) preconditions every point itself and writes no snapshot.
 
     Raises `ConfigError` (naming the point and key) before anything runs if a point is invalid,
     and `SweepFailures` (with `.results`) after the sweep if some points failed.
@@ -173,6 +164,8 @@ def sweep(
         raise ValueError("a scheduler address needs backend='dask'")
     if workers is not None and (not isinstance(workers, int) or workers < 1):
         raise ValueError(f"workers must be a positive integer, not {workers!r}")
+    if reuse is not None and not isinstance(reuse, bool):
+        raise TypeError(f"reuse must be True, False or None, not {reuse!r}")
     definition = load_sweep(sweep)
     directory = output_directory(definition, out)
     points = expand(definition)
@@ -189,12 +182,25 @@ def sweep(
     stored = [StoredPoint(point.point_id, point.overrides, point.seed) for point in points]
 
     finished = store.finished() if resume else set()
-    todo = [point for point in points if point.point_id not in finished]
-    tasks = [_task(definition, point) for point in todo]
+    todo = {point.point_id for point in points if point.point_id not in finished}
+    drives = _sweep_drives.plan(
+        store,
+        [_task(definition, point) for point in points],
+        todo,
+        definition.reuse_snapshots if reuse is None else reuse,
+        resume,
+    )
+    store.write_drives(drives.record)
+    _LOG.info(
+        "%d points to run on %d distinct drives; preconditioning %d snapshots",
+        len(todo),
+        len(drives.record),
+        len(drives.preconditions),
+    )
     show = progress if progress is not None else sys.stdout.isatty() and sys.stderr.isatty()
     try:
-        runner = _run_dask if backend == "dask" else _run_local
-        outcomes = runner(tasks, workers, scheduler)
+        runner = run_dask if backend == "dask" else run_local
+        outcomes = runner(drives, workers, scheduler)
         with sweep_progress(len(points), len(points) - len(todo), enabled=show) as advance:
             for outcome in outcomes:
                 if outcome.report_json is not None:
@@ -206,6 +212,7 @@ def sweep(
         # Also on Ctrl-C: the table then shows the points not yet run as "pending".
         results = store.build_table(stored)
         store.write_table(results)
+        _sweep_drives.remove_finished(store, drives.snapshots)
     failed = int((results["status"] == STATUS_FAILED).sum())
     if failed:
         raise SweepFailures(failed, len(points), results, directory)
@@ -266,6 +273,10 @@ def load_sweep(sweep: SweepLike) -> SweepDefinition:
     ):
         raise config_error("seeds", f"must be a non-empty list of non-negative integers, not {seeds!r}")
 
+    reuse = table.get("reuse_snapshots", True)
+    if not isinstance(reuse, bool):
+        raise config_error("reuse_snapshots", f"must be true or false, not {reuse!r}")
+
     count = point_count(grid, zipped, points, seeds)
     if count > MAX_POINTS:
         raise config_error(
@@ -292,6 +303,7 @@ def load_sweep(sweep: SweepLike) -> SweepDefinition:
         zip=zipped,
         points=points,
         seeds=list(seeds) if seeds is not None else None,
+        reuse_snapshots=reuse,
     )
 
 
@@ -360,92 +372,6 @@ def expand(definition: SweepDefinition) -> list[Point]:
     return points
 
 
-def run_point(task: PointTask) -> PointOutcome:
-    """Simulates one point (in a worker process). Errors become the outcome, never an exception,
-    so one failing point does not stop the others."""
-    try:
-        report = _core.run(
-            task.scenario_path, task.scenario_json, task.base_dir, [], task.json_overrides, None
-        )
-    except SimulationError as error:
-        return PointOutcome(task.point_id, None, f"SimulationError: {error}")
-    except Exception as error:  # a worker reports every failure of its point instead of dying
-        return PointOutcome(task.point_id, None, f"{type(error).__name__}: {error}")
-    return PointOutcome(task.point_id, report, None)
-
-
-# --------------------------------------------------------------------------------- backends
-
-
-def _run_local(tasks: list[PointTask], workers: int | None, _scheduler: str | None) -> Iterator[PointOutcome]:
-    """A process pool, its workers started (and all points queued) before this returns, so on
-    Linux they are forked before the progress bar starts its thread. Forked workers need no
-    `if __name__ == "__main__"` guard in the user's script; elsewhere they are spawned."""
-    if not tasks:
-        return iter(())
-    count = min(workers or os.cpu_count() or 1, len(tasks))
-    method = "fork" if sys.platform == "linux" else "spawn"
-    pool = concurrent.futures.ProcessPoolExecutor(
-        max_workers=count, mp_context=multiprocessing.get_context(method)
-    )
-    try:
-        futures = {pool.submit(run_point, task): task for task in tasks}
-    except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    return _local_outcomes(pool, futures)
-
-
-def _local_outcomes(
-    pool: concurrent.futures.ProcessPoolExecutor,
-    futures: dict[concurrent.futures.Future[PointOutcome], PointTask],
-) -> Iterator[PointOutcome]:
-    try:
-        for future in concurrent.futures.as_completed(futures):
-            try:
-                yield future.result()
-            except concurrent.futures.process.BrokenProcessPool as error:
-                yield PointOutcome(futures[future].point_id, None, f"worker process died: {error}")
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
-def _run_dask(tasks: list[PointTask], workers: int | None, scheduler: str | None) -> Iterator[PointOutcome]:
-    """The Dask cluster at `scheduler`, or a local cluster of `workers` single-threaded processes
-    (spawned by Dask: a script that uses it needs the `if __name__ == "__main__"` guard)."""
-    if not tasks:
-        return
-    try:
-        from distributed import Client, LocalCluster, as_completed
-    except ImportError as error:  # pragma: no cover - dask is a dependency
-        raise RuntimeError("the dask backend needs `pip install 'dask[distributed]'`") from error
-    cluster = None
-    if scheduler is None:
-        count = min(workers or os.cpu_count() or 1, len(tasks))
-        cluster = LocalCluster(
-            n_workers=count,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=None,
-            silence_logs=logging.ERROR,
-        )
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
-    try:
-        futures = [client.submit(run_point, task, pure=False) for task in tasks]
-        for future, outcome in as_completed(futures, with_results=True, raise_errors=False):
-            if isinstance(outcome, PointOutcome):
-                yield outcome
-            else:
-                point_id = tasks[futures.index(future)].point_id
-                yield PointOutcome(point_id, None, f"dask task failed: {future.exception()!r}")
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
 # --------------------------------------------------------------------------------- helpers
 
 
@@ -508,6 +434,9 @@ def _toml_text(table: Mapping[str, Any]) -> str:
     import tomli_w
 
     return tomli_w.dumps(dict(table))
+
+
+describe_drives = _sweep_drives.describe
 
 
 def describe_points(points: Sequence[Point]) -> str:

@@ -115,6 +115,24 @@ mod _core {
         Ok(serde_json::to_string(&scenario).expect("a scenario always serializes"))
     }
 
+    /// Loads and validates a scenario and returns, as JSON text (an object, keys sorted), the keys
+    /// that shape its preconditioned drive and that a drive snapshot records: runs with equal keys
+    /// can share one snapshot.
+    #[pyfunction]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides))]
+    fn drive_keys(
+        py: Python<'_>,
+        scenario_path: Option<PathBuf>,
+        scenario_json: Option<&str>,
+        base_dir: PathBuf,
+        set_overrides: Vec<String>,
+        json_overrides: Vec<(String, String)>,
+    ) -> PyResult<String> {
+        let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
+            .map_err(|error| config_error(py, error))?;
+        Ok(serde_json::to_string(&scenario.drive_keys()).expect("drive keys always serialize"))
+    }
+
     /// Loads a scenario, simulates it without holding the GIL and returns the report as JSON text,
     /// with the time series' columns under `"timeseries"` (name to list of numbers).
     ///

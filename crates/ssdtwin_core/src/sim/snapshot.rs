@@ -44,6 +44,14 @@ pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
     keys
 }
 
+impl Scenario {
+    /// The keys of [`drive_keys`]: runs whose keys are equal precondition the same drive, so one
+    /// snapshot serves them all (the sweep groups its points by these).
+    pub fn drive_keys(&self) -> BTreeMap<String, Value> {
+        drive_keys(self)
+    }
+}
+
 fn flatten(value: &Value, prefix: &str, into: &mut BTreeMap<String, Value>) {
     match value {
         Value::Object(table) => {
