@@ -17,6 +17,32 @@ SMALL = {"flash.blocks_per_plane": 16, "workload.io_count": 20_000, "workload.pr
 SMALL_SET = [item for key, value in SMALL.items() for item in ("--set", f"{key}={value}")]
 """`SMALL` as `--set` options of `ssdtwin run`."""
 
+MODELS_ON = {
+    "workload.precondition": "fill",  # reads of written pages: bit errors to count
+    "reliability.enabled": True,
+    "reliability.pe_cycles": 30_000,  # worn and aged far past the ECC's reach: every step taken
+    "reliability.retention_age": "10y",
+    "reliability.retention_temp_c": 70,
+    "buffer.capacity": "4MiB",
+    "ftl.mapping_cache": "cached",
+    "plp.enabled": True,
+    "power_loss.at": ["2ms"],
+}
+"""Overrides that turn on reliability, the write buffer, the cached mapping table, PLP and a power
+cut (the HTML report's model sections)."""
+
+OPTIONAL_SECTIONS = (
+    "thermal",
+    "throttle",
+    "reliability",
+    "buffer",
+    "plp",
+    "power-loss",
+    "mapping-cache",
+    "suspend",
+)
+"""HTML report sections of models a run may have on or off."""
+
 
 @pytest.fixture
 def small() -> dict[str, object]:

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import ssdtwin
 import ssdtwin.html
-from conftest import SMALL, SMALL_SET
+from conftest import MODELS_ON, OPTIONAL_SECTIONS, SMALL, SMALL_SET
 from ssdtwin import cli as cli_module
 from ssdtwin.html import _figures
 
@@ -212,16 +212,7 @@ def test_warnings_and_models_sections_follow_the_report_blocks():
     base = ssdtwin.run(None, **SMALL).to_dict()
     page = ssdtwin.html.run_page(base, interactive=False)
     ids = section_ids(page)
-    for name in (
-        "thermal",
-        "throttle",
-        "reliability",
-        "buffer",
-        "plp",
-        "power-loss",
-        "mapping-cache",
-        "suspend",
-    ):
+    for name in OPTIONAL_SECTIONS:
         assert name not in ids, name
     assert 'class="warnings"' not in page
     blocks = {
@@ -271,19 +262,7 @@ def test_model_sections_show_the_models_counters():
     """Without a browser: with reliability, a write buffer, the cached mapping table, PLP and a
     power cut on, each section holds its model's counters as the report has them; the scenario
     brief says which models are on, and says "off" for a 0 B buffer."""
-    on = {
-        **SMALL,
-        "workload.io_count": 3000,
-        "workload.precondition": "fill",
-        "reliability.enabled": True,
-        "reliability.pe_cycles": 30_000,
-        "reliability.retention_age": "10y",
-        "reliability.retention_temp_c": 70,
-        "buffer.capacity": "4MiB",
-        "ftl.mapping_cache": "cached",
-        "plp.enabled": True,
-        "power_loss.at": ["2ms"],
-    }
+    on = {**SMALL, "workload.io_count": 3000, **MODELS_ON}
     report = ssdtwin.run(None, **on)
     data = report.to_dict()
     page = ssdtwin.html.run_page(report, interactive=False)

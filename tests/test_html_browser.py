@@ -20,7 +20,7 @@ import pytest
 
 import ssdtwin
 import ssdtwin.html
-from conftest import SMALL
+from conftest import MODELS_ON, OPTIONAL_SECTIONS, SMALL
 from test_html_chromium import Tab, browser_or_skip
 
 LOAD_TARGET_S = 2.0
@@ -31,17 +31,6 @@ ALL_DRAWN_BOUND_S = 3.5
 """Until every plot of that page is drawn (the ones below the first screenful come after the load
 event): a guard against the page getting slower."""
 
-OPTIONAL_SECTIONS = (
-    "thermal",
-    "throttle",
-    "reliability",
-    "buffer",
-    "plp",
-    "power-loss",
-    "mapping-cache",
-    "suspend",
-)
-"""Sections of models a run may have on or off."""
 
 HOT = {
     "thermal.enabled": True,
@@ -53,19 +42,7 @@ HOT = {
 }
 """The thermal model on, starting above both throttling thresholds: the run throttles."""
 
-EVERY_MODEL = {
-    **HOT,
-    "workload.io_count": 5000,
-    "workload.precondition": "fill",  # reads of written pages: bit errors to count
-    "reliability.enabled": True,
-    "reliability.pe_cycles": 30_000,  # worn and aged far past the ECC's reach: every step taken
-    "reliability.retention_age": "10y",
-    "reliability.retention_temp_c": 70,
-    "buffer.capacity": "4MiB",
-    "ftl.mapping_cache": "cached",
-    "plp.enabled": True,
-    "power_loss.at": ["2ms"],
-}
+EVERY_MODEL = {**HOT, "workload.io_count": 5000, **MODELS_ON}
 """Every optional model on (with `SMALL`): thermal and throttling, reliability, the write buffer,
 the cached mapping table, PLP and a power cut."""
 
