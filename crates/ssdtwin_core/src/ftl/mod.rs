@@ -376,27 +376,15 @@ impl Ftl {
     /// Moves the count of the valid units of `victim` into `plane`'s GC pages, a page at a time,
     /// without identifying them (statistical preconditioning, `steady.rs`).
     fn count_gc_copies(&mut self, plane: u32, victim: u32) {
-        let units_per_page = self.geometry.units_per_page;
         let mut units = self.blocks.valid[victim as usize];
         while units > 0 {
-            let mut open = match self.gc_open[plane as usize] {
-                Some(open) => open,
-                None => {
-                    let (block, page) = self.allocate_page(plane, Stream::Gc);
-                    OpenPage { block, page, filled: 0 }
-                }
-            };
-            let take = (units_per_page - open.filled).min(units);
-            self.blocks.valid[open.block as usize] += take;
-            self.blocks.valid[victim as usize] -= take;
-            self.counts.gc_units += u64::from(take);
-            open.filled += take;
-            units -= take;
-            if open.filled == units_per_page {
-                self.gc_open[plane as usize] = None;
+            let (open, taken, full) = self.take_gc_units(plane, units);
+            self.blocks.valid[open.block as usize] += taken;
+            self.blocks.valid[victim as usize] -= taken;
+            self.counts.gc_units += u64::from(taken);
+            units -= taken;
+            if full {
                 self.page_programmed(open.block);
-            } else {
-                self.gc_open[plane as usize] = Some(open);
             }
         }
     }
@@ -404,22 +392,30 @@ impl Ftl {
     /// Takes the next unit of `plane`'s GC page: its address and, when that filled the page, the
     /// page to program.
     fn next_gc_slot(&mut self, plane: u32) -> (u32, Option<(u32, u32)>) {
-        let mut open = match self.gc_open[plane as usize] {
+        let (open, _, full) = self.take_gc_units(plane, 1);
+        let physical = self.geometry.unit_address(open.block, open.page, open.filled);
+        (physical, full.then_some((open.block, open.page)))
+    }
+
+    /// Takes up to `wanted` units of `plane`'s GC page, opening a page if none is open: the page
+    /// as it was (`filled` is the first unit taken), how many were taken, and whether they filled
+    /// it (then it is no longer open: the caller programs it).
+    fn take_gc_units(&mut self, plane: u32, wanted: u32) -> (OpenPage, u32, bool) {
+        let open = match self.gc_open[plane as usize] {
             Some(open) => open,
             None => {
                 let (block, page) = self.allocate_page(plane, Stream::Gc);
                 OpenPage { block, page, filled: 0 }
             }
         };
-        let physical = self.geometry.unit_address(open.block, open.page, open.filled);
-        open.filled += 1;
-        if open.filled == self.geometry.units_per_page {
-            self.gc_open[plane as usize] = None;
-            (physical, Some((open.block, open.page)))
-        } else {
-            self.gc_open[plane as usize] = Some(open);
-            (physical, None)
-        }
+        let units_per_page = self.geometry.units_per_page;
+        let taken = (units_per_page - open.filled).min(wanted);
+        let full = open.filled + taken == units_per_page;
+        self.gc_open[plane as usize] = (!full).then_some(OpenPage {
+            filled: open.filled + taken,
+            ..open
+        });
+        (open, taken, full)
     }
 
     /// An erased victim returns to its plane's free blocks.

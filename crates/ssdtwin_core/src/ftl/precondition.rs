@@ -156,31 +156,43 @@ impl Ftl {
 /// completes each program at once.
 #[derive(Debug, Default)]
 pub(super) struct FunctionalWriter {
-    pub(super) target: usize,
-    pub(super) pages: Vec<(u32, u32)>,
-    pub(super) filled: u32,
+    target: usize,
+    pages: Vec<(u32, u32)>,
+    filled: u32,
     /// On the block table alone: writes and GC copies count valid units, the mapping is untouched.
-    pub(super) counting: bool,
+    counting: bool,
 }
 
 impl FunctionalWriter {
-    /// Writes `logical` (ignored when counting) in the next slot; returns the block written.
-    pub(super) fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<u32, String> {
+    /// A writer on the block table alone (statistical `steady`, `steady.rs`).
+    pub(super) fn counting() -> FunctionalWriter {
+        FunctionalWriter {
+            counting: true,
+            ..FunctionalWriter::default()
+        }
+    }
+
+    /// Takes up to `wanted` slots of the open program, all in one page, opening the next program
+    /// when this one is full: the page's block and index, the first slot taken and how many.
+    fn take(&mut self, ftl: &mut Ftl, wanted: u32) -> Result<(u32, u32, u32, u32), String> {
         let units_per_page = ftl.geometry.units_per_page;
         if self.filled as usize == self.pages.len() * units_per_page as usize {
             self.finish(ftl);
             self.open(ftl)?;
         }
         let (block, page) = self.pages[(self.filled / units_per_page) as usize];
-        if self.counting {
-            ftl.blocks.add_valid(block);
-            ftl.counts.user_units += 1;
-        } else {
-            let physical = ftl.geometry.unit_address(block, page, self.filled % units_per_page);
-            ftl.place(logical, physical, Stream::User);
-        }
-        self.filled += 1;
-        Ok(block)
+        let slot = self.filled % units_per_page;
+        let taken = (units_per_page - slot).min(wanted);
+        self.filled += taken;
+        Ok((block, page, slot, taken))
+    }
+
+    /// Writes `logical` in the next slot, through the mapping table.
+    pub(super) fn write(&mut self, ftl: &mut Ftl, logical: u32) -> Result<(), String> {
+        debug_assert!(!self.counting);
+        let (block, page, slot, _) = self.take(ftl, 1)?;
+        ftl.place(logical, ftl.geometry.unit_address(block, page, slot), Stream::User);
+        Ok(())
     }
 
     /// Counts `units` more writes (`counting` only), a page at a time; `wrote(block, units)` hears
@@ -192,21 +204,25 @@ impl FunctionalWriter {
         mut wrote: impl FnMut(u32, u32),
     ) -> Result<(), String> {
         debug_assert!(self.counting);
-        let units_per_page = ftl.geometry.units_per_page;
         while units > 0 {
-            if self.filled as usize == self.pages.len() * units_per_page as usize {
-                self.finish(ftl);
-                self.open(ftl)?;
-            }
-            let (block, _) = self.pages[(self.filled / units_per_page) as usize];
-            let take = (units_per_page - self.filled % units_per_page).min(units);
-            ftl.blocks.valid[block as usize] += take;
-            ftl.counts.user_units += u64::from(take);
-            wrote(block, take);
-            self.filled += take;
-            units -= take;
+            let (block, _, _, taken) = self.take(ftl, units)?;
+            ftl.blocks.valid[block as usize] += taken;
+            ftl.counts.user_units += u64::from(taken);
+            wrote(block, taken);
+            units -= taken;
         }
         Ok(())
+    }
+
+    /// The pages of the open program with the slots filled in each (the rest stay empty).
+    pub(super) fn filled_pages(&self, units_per_page: u32) -> impl Iterator<Item = ((u32, u32), u32)> + '_ {
+        self.pages.iter().enumerate().map(move |(index, &page)| {
+            let filled = self
+                .filled
+                .saturating_sub(index as u32 * units_per_page)
+                .min(units_per_page);
+            (page, filled)
+        })
     }
 
     /// Opens the next program target that has room, collecting garbage first where needed.

@@ -36,10 +36,7 @@ impl Ftl {
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
         let total = u64::from(span_units) + random_writes;
-        let mut writer = FunctionalWriter {
-            counting: true,
-            ..FunctionalWriter::default()
-        };
+        let mut writer = FunctionalWriter::counting();
         let mut done = 0u32;
         while done < span_units {
             let count = (1 << 20).min(span_units - done);
@@ -87,14 +84,15 @@ impl Ftl {
                     let batch = left.min(drawn.len() as u32) as usize;
                     let valid = &self.blocks.valid[range.clone()];
                     for slot in &mut drawn[..batch] {
-                        *slot = first + draw_block(valid, units_per_block, rng);
+                        *slot = first + draw(valid, u64::from(units_per_block), rng) as u32;
                     }
                     for &block in &drawn[..batch] {
                         if self.blocks.valid[block as usize] > 0 {
                             self.blocks.invalidate(block);
                         } else {
                             // Drawn more often than it had valid units: take another of the plane.
-                            let other = first + draw_block(&self.blocks.valid[range.clone()], units_per_block, rng);
+                            let other =
+                                first + draw(&self.blocks.valid[range.clone()], u64::from(units_per_block), rng) as u32;
                             self.blocks.invalidate(other);
                         }
                     }
@@ -112,15 +110,7 @@ impl Ftl {
             }
         }
         // Slots of pages still being filled (the writer's program, the GC pages) that hold no data.
-        let mut partial: HashMap<(u32, u32), u32> = HashMap::new();
-        let units_per_page = self.geometry.units_per_page;
-        for (index, &(block, page)) in writer.pages.iter().enumerate() {
-            let filled = writer
-                .filled
-                .saturating_sub(index as u32 * units_per_page)
-                .min(units_per_page);
-            partial.insert((block, page), filled);
-        }
+        let mut partial: HashMap<(u32, u32), u32> = writer.filled_pages(self.geometry.units_per_page).collect();
         for open in self.gc_open.iter().flatten() {
             partial.insert((open.block, open.page), open.filled);
         }
@@ -210,28 +200,16 @@ impl Bits {
 }
 
 /// An index drawn in proportion to `weights`, each at most `capacity`, by rejection: a uniform
-/// index, kept with probability weight / capacity (one 64-bit draw per try).
+/// index, kept with probability weight / capacity (one 64-bit draw per try). Planes by their valid
+/// units (capacity: a plane's units), blocks of a plane by theirs (capacity: a block's units).
 #[inline]
-fn draw(weights: &[u64], capacity: u64, rng: &mut Rng) -> usize {
+fn draw<T: Copy + Into<u64>>(weights: &[T], capacity: u64, rng: &mut Rng) -> usize {
     let len = weights.len() as u64;
     loop {
         let bits = rng.next_u64();
         let index = (((bits >> 32) * len) >> 32) as usize;
-        if ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index] {
+        if ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index].into() {
             return index;
-        }
-    }
-}
-
-/// A block of a plane (its index there) drawn in proportion to its valid units; see [`draw`].
-#[inline]
-fn draw_block(valid: &[u32], units_per_block: u32, rng: &mut Rng) -> u32 {
-    let len = valid.len() as u64;
-    loop {
-        let bits = rng.next_u64();
-        let index = (((bits >> 32) * len) >> 32) as usize;
-        if ((bits & 0xFFFF_FFFF) * u64::from(units_per_block)) >> 32 < u64::from(valid[index]) {
-            return index as u32;
         }
     }
 }
