@@ -272,6 +272,16 @@ impl Ftl {
         self.free[plane as usize].len() > reserve
     }
 
+    /// Pages left in `stream`'s open block in `plane` (0 when none is open).
+    pub(super) fn pages_left(&self, plane: u32, stream: Stream) -> u32 {
+        let block = self.active_block(plane, stream);
+        if block == NONE {
+            0
+        } else {
+            self.geometry.pages_per_block - self.blocks.allocated_pages[block as usize]
+        }
+    }
+
     /// The next page of `stream`'s open block in `plane`, opening a free block if needed.
     /// Call [`Self::can_allocate`] first.
     pub fn allocate_page(&mut self, plane: u32, stream: Stream) -> (u32, u32) {
@@ -306,8 +316,14 @@ impl Ftl {
 
     /// A page of `block` finished programming; a block whose pages are all programmed closes.
     pub fn page_programmed(&mut self, block: u32) {
+        self.pages_programmed(block, 1);
+    }
+
+    /// `pages` pages of `block` finished programming (as many [`Self::page_programmed`] calls).
+    pub fn pages_programmed(&mut self, block: u32, pages: u32) {
         let index = block as usize;
-        self.blocks.programmed_pages[index] += 1;
+        self.blocks.programmed_pages[index] += pages;
+        debug_assert!(self.blocks.programmed_pages[index] <= self.geometry.pages_per_block);
         if self.blocks.programmed_pages[index] == self.geometry.pages_per_block {
             self.close_order += 1;
             self.blocks.close(block, self.close_order);
@@ -373,19 +389,37 @@ impl Ftl {
         (physical, full)
     }
 
-    /// Moves the count of the valid units of `victim` into `plane`'s GC pages, a page at a time,
+    /// Moves the count of the valid units of `victim` into `plane`'s GC pages, whole pages a run at a time,
     /// without identifying them (statistical preconditioning, `steady.rs`).
     fn count_gc_copies(&mut self, plane: u32, victim: u32) {
+        let units_per_page = self.geometry.units_per_page;
         let mut units = self.blocks.valid[victim as usize];
-        while units > 0 {
+        let moved = |ftl: &mut Ftl, block: u32, taken: u32| {
+            ftl.blocks.valid[block as usize] += taken;
+            ftl.blocks.valid[victim as usize] -= taken;
+            ftl.counts.gc_units += u64::from(taken);
+        };
+        // The open GC page first, then whole pages a run at a time (as many as the GC block still
+        // takes: page after page, as `take_gc_units` would), then a page left open.
+        if self.gc_open[plane as usize].is_some() || units < units_per_page {
             let (open, taken, full) = self.take_gc_units(plane, units);
-            self.blocks.valid[open.block as usize] += taken;
-            self.blocks.valid[victim as usize] -= taken;
-            self.counts.gc_units += u64::from(taken);
+            moved(self, open.block, taken);
             units -= taken;
             if full {
                 self.page_programmed(open.block);
             }
+        }
+        while units >= units_per_page {
+            let pages = (units / units_per_page).min(self.pages_left(plane, Stream::Gc).max(1));
+            let (block, _) = self.allocate_page(plane, Stream::Gc);
+            self.blocks.allocated_pages[block as usize] += pages - 1;
+            moved(self, block, pages * units_per_page);
+            self.pages_programmed(block, pages);
+            units -= pages * units_per_page;
+        }
+        if units > 0 {
+            let (open, taken, _) = self.take_gc_units(plane, units);
+            moved(self, open.block, taken);
         }
     }
 

@@ -214,6 +214,66 @@ impl FunctionalWriter {
         Ok(())
     }
 
+    /// Counts `programs` whole programs on target `target` (`counting` only, at a program
+    /// boundary), as many rounds of [`Self::open`] on that target would: GC first where a plane
+    /// is short, then as many pages at once as every plane's open block still takes.
+    /// `wrote(block, units)` hears of each block's share. Returns the programs it could not place
+    /// (0 unless a plane of the target has no free block even after GC; [`Self::write_counted`]
+    /// then moves on to other targets, as `open` does).
+    pub(super) fn programs_counted(
+        &mut self,
+        ftl: &mut Ftl,
+        target: usize,
+        mut programs: u32,
+        mut wrote: impl FnMut(u32, u32),
+    ) -> u32 {
+        debug_assert!(self.counting && self.at_program_boundary(ftl));
+        self.finish(ftl);
+        let target = ftl.targets[target];
+        let planes = target.first_plane..target.first_plane + target.plane_count;
+        let units_per_page = ftl.geometry.units_per_page;
+        while programs > 0 {
+            for plane in planes.clone() {
+                while ftl.needs_gc(plane) && ftl.collect_now(plane, true) {}
+            }
+            if !planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
+                return programs;
+            }
+            // Free blocks change only when a block opens: a run of pages that opens none needs
+            // no GC check between its programs.
+            let pages = planes
+                .clone()
+                .map(|plane| ftl.pages_left(plane, Stream::User).max(1))
+                .fold(programs, u32::min);
+            for plane in planes.clone() {
+                let (block, _) = ftl.allocate_page(plane, Stream::User);
+                ftl.blocks.allocated_pages[block as usize] += pages - 1;
+                let units = pages * units_per_page;
+                ftl.blocks.valid[block as usize] += units;
+                ftl.counts.user_units += u64::from(units);
+                wrote(block, units);
+                ftl.pages_programmed(block, pages);
+            }
+            programs -= pages;
+        }
+        0
+    }
+
+    /// The program target the next [`Self::open`] tries first.
+    pub(super) fn next_target(&self) -> usize {
+        self.target
+    }
+
+    /// Makes `target` the one the next [`Self::open`] tries first.
+    pub(super) fn set_next_target(&mut self, target: usize) {
+        self.target = target;
+    }
+
+    /// Whether the open program is full or none is open (the next write opens a program).
+    pub(super) fn at_program_boundary(&self, ftl: &Ftl) -> bool {
+        self.filled as usize == self.pages.len() * ftl.geometry.units_per_page as usize
+    }
+
     /// The pages of the open program with the slots filled in each (the rest stay empty).
     pub(super) fn filled_pages(&self, units_per_page: u32) -> impl Iterator<Item = ((u32, u32), u32)> + '_ {
         self.pages.iter().enumerate().map(move |(index, &page)| {
