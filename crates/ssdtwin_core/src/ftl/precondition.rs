@@ -269,9 +269,15 @@ impl FunctionalWriter {
         self.target = target;
     }
 
-    /// Whether the open program is full or none is open (the next write opens a program).
+    /// Slots left in the open program (0 when it is full or none is open: the next write opens
+    /// a program).
+    pub(super) fn left_in_program(&self, ftl: &Ftl) -> u32 {
+        self.pages.len() as u32 * ftl.geometry.units_per_page - self.filled
+    }
+
+    /// Whether the open program is full or none is open.
     pub(super) fn at_program_boundary(&self, ftl: &Ftl) -> bool {
-        self.filled as usize == self.pages.len() * ftl.geometry.units_per_page as usize
+        self.left_in_program(ftl) == 0
     }
 
     /// The pages of the open program with the slots filled in each (the rest stay empty).

@@ -62,7 +62,13 @@ impl Ftl {
         let targets = self.targets.len();
         let mut done = 0u64;
         while done < random_writes {
-            let count = round.min(random_writes - done);
+            // The fill may end inside a program: a first short round fills it, so that the
+            // rounds after it start at a program boundary.
+            let count = match writer.left_in_program(self) {
+                0 => round,
+                left => u64::from(left),
+            }
+            .min(random_writes - done);
             per_plane.fill(0);
             // The fullest plane bounds the rejection: planes hold nearly equal valid units, so
             // almost every draw is kept (a plane's capacity would reject one in three).
