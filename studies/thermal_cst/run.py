@@ -1,12 +1,15 @@
 """The thermal_cst study (the self-heating paper, papers/000, section 4.3, Figure 11).
 
-    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (~3 min)
+    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (~6 min)
 
 Runs `sweep.toml` (CST 0 to 20 ms) and `ambient.toml` (CST 20 ms at 35 to 55 °C) with
-`ssdtwin.sweep` (results in results/ here, not committed), prints the README's tables, draws
-`cst.png` (Figure 11: kIOPS and latency percentiles against CST) and runs the CST 20 ms point once
-more with one time-series row per second for `cst_20ms_thermal.png`. Also runs the CST for the
-whole window (`host.submission_interval`, no thermal trigger), the paper's QoS mechanism.
+`ssdtwin.sweep` (results in results/ here, not committed; each sweep preconditions its one drive
+once), prints the README's tables, draws `cst.png` (Figure 11: kIOPS and latency percentiles
+against CST) and runs the CST 20 ms point once more with one time-series row per second for
+`cst_20ms_thermal.png`. Tests the mixture reading of the QoS gain (the percentiles of a throttled
+run against the unthrottled distribution with the throttled share of commands taken out, from the
+sweep's stored reports and their 10 ms time series), and runs the CST for the whole window
+(`host.submission_interval`, no thermal trigger), the paper's QoS mechanism.
 """
 
 from __future__ import annotations
@@ -21,9 +24,48 @@ PERCENTILES = [("p50", "p50"), ("p99", "p99"), ("p99.9", "p99_9"), ("p99.99", "p
 
 
 def milliseconds(value: str) -> float:
-    """'20ms' -> 20.0 (the sweep's `throttle.cst` column)."""
-    assert value.endswith("ms"), value
-    return float(value[:-2])
+    """'20ms' -> 20.0, '0us' -> 0.0 (the sweep's `throttle.cst` column, a report's config)."""
+    for unit, scale in (("ms", 1.0), ("us", 1e-3)):
+        if value.endswith(unit):
+            return float(value[: -len(unit)]) * scale
+    raise ValueError(f"not a duration in ms or us: {value!r}")
+
+
+def quantile(report: ssdtwin.Report, fraction: float) -> float:
+    """The latency [µs] of all commands at `fraction` of the report's CDF (log-interpolated
+    between the CDF's points: 20 a decade of 1 - fraction above 99%)."""
+    import numpy as np
+
+    cdf = report.latency_cdf["all"]
+    return float(np.exp(np.interp(fraction, cdf["fraction"], np.log(cdf["latency_us"]))))
+
+
+def throttled_share(report: ssdtwin.Report) -> float:
+    """The share of the run's commands completed while throttled (heavy state), from its time
+    series (10 ms rows in the sweep's reports)."""
+    table = report.timeseries
+    step = table["time_s"].iloc[1] - table["time_s"].iloc[0]
+    heavy = table["throttle_state"] == 2
+    return float((table["iops"][heavy] * step).sum() / report.latency_us["all"]["count"])
+
+
+def mixture(full_speed: ssdtwin.Report, share: float, fraction: float) -> float:
+    """The mixture reading: if a share `share` of the commands is served fast (below every tail
+    percentile) and the rest follows `full_speed`, the mixture's `fraction` percentile is
+    full_speed's at 1 - (1 - fraction) / (1 - share)."""
+    return quantile(full_speed, 1 - (1 - fraction) / (1 - share))
+
+
+def stored_reports(name: str) -> dict[float, ssdtwin.Report]:
+    """The reports a sweep stored, keyed by their CST [ms]."""
+    import tomllib
+
+    out = HERE / tomllib.loads((HERE / name).read_text())["out"]
+    reports = {}
+    for path in sorted((out / "reports").glob("*.json")):
+        report = ssdtwin.Report.from_json(path.read_text())
+        reports[milliseconds(report.config["throttle"]["cst"])] = report
+    return reports
 
 
 def sweep(name: str) -> Any:
@@ -48,6 +90,7 @@ def cst_rows(table: Any) -> list[dict[str, Any]]:
             {
                 "cst_ms": point["cst_ms"],
                 "kiops": point["iops"] / 1000,
+                "waf": point["waf"],
                 "slowdown": reference / point["iops"],
                 **{key: point[f"latency_us.all.{key}"] for _, key in PERCENTILES},
                 "read_p99": point["latency_us.read.p99"],
@@ -117,6 +160,76 @@ def header(*columns: str) -> str:
     return "| " + " | ".join(names) + " |\n|" + "|".join(rule) + "|"
 
 
+def print_mixture() -> None:
+    """The mixture reading against the measured percentiles, and the CST 20 ms gain split into
+    the part of the stream served (drift), the throttled share (mixture) and the rest."""
+    reports = stored_reports("sweep.toml")
+    free = reports[0.0]
+    levels = [("p99", "p99", 0.99), ("p99.9", "p99_9", 0.999), ("p99.99", "p99_99", 0.9999)]
+    print()
+    print(
+        header(
+            "CST [ms]",
+            "commands",
+            "throttled share s",
+            *(f"{label} measured / mixture [µs]" for label, _, _ in levels),
+        )
+    )
+    for cst, report in sorted(reports.items()):
+        if cst == 0:
+            continue
+        share = throttled_share(report)
+        values = [
+            f"{report.latency_us['all'][key]:,.0f} / {mixture(free, share, fraction):,.0f}"
+            for _, key, fraction in levels
+        ]
+        print(cells(f"{cst:g}", f"{report.latency_us['all']['count']:,}", f"{share:.3f}", *values))
+
+    throttled = reports[20.0]
+    count = throttled.latency_us["all"]["count"]
+    # CST 0 over the same commands (the stream is the same whatever the timing): takes out the drift
+    # of the first minutes after preconditioning.
+    same = thermal_run(**{"throttle.cst": "0ms", "workload.duration": "0s", "workload.io_count": count})
+    share = throttled_share(throttled)
+    print()
+    print(
+        header(
+            "<CST 20 ms against CST 0",
+            *(f"{label} [µs]" for label, _, _ in levels),
+        )
+    )
+    steps = [
+        ("CST 0, 300 s", [free.latency_us["all"][key] for _, key, _ in levels]),
+        (f"CST 0, its first {count:,} commands", [same.latency_us["all"][key] for _, key, _ in levels]),
+        (f"mixture of the above with s = {share:.3f}", [mixture(same, share, f) for _, _, f in levels]),
+        ("CST 20 ms, measured", [throttled.latency_us["all"][key] for _, key, _ in levels]),
+    ]
+    reference = steps[0][1]
+    for name, values in steps:
+        print(
+            cells(
+                name,
+                *(
+                    f"{value:,.0f} ({value / base - 1:+.1%})"
+                    for value, base in zip(values, reference, strict=True)
+                ),
+            )
+        )
+    full = free.timeseries
+    bins = full["iops"].groupby((full["time_s"] // 0.1).astype(int)).mean()
+    print(
+        f"\nCST 0, IOPS in 100 ms bins: 5th percentile {bins.quantile(0.05):,.0f}, "
+        f"median {bins.median():,.0f}, 95th percentile {bins.quantile(0.95):,.0f}"
+    )
+    table = throttled.timeseries
+    starts = table.index[(table["throttle_state"] == 0) & (table["throttle_state"].shift(1) == 2)]
+    first = [float(table["iops"].iloc[start : start + 50].mean()) for start in starts]
+    print(
+        f"CST 20 ms, IOPS over the first 0.5 s of each full-speed period after a throttled one: "
+        f"{min(first):,.0f} to {max(first):,.0f} ({len(first)} periods)"
+    )
+
+
 def main() -> None:
     rows = cst_rows(sweep("sweep.toml"))
     print(
@@ -124,6 +237,7 @@ def main() -> None:
             "CST [ms]",
             "kIOPS",
             "slowdown vs CST 0",
+            "WAF",
             "p50 [µs]",
             "p99 [µs]",
             "p99.9 [µs]",
@@ -141,6 +255,7 @@ def main() -> None:
                 f"{row['cst_ms']:g}",
                 f"{row['kiops']:.2f}",
                 f"{row['slowdown']:.2f}x",
+                f"{row['waf']:.2f}",
                 f"{row['p50']:,.1f}",
                 f"{row['p99']:,.0f}",
                 f"{row['p99_9']:,.0f}",
@@ -165,6 +280,7 @@ def main() -> None:
             "throttle events",
             "time throttled [s]",
             "total W",
+            "WAF",
         )
     )
     for _, point in table.iterrows():
@@ -176,8 +292,11 @@ def main() -> None:
                 f"{point['throttle.events']}",
                 f"{point['throttle.time_s']:.1f}",
                 f"{point['power_w.total_avg']:.2f}",
+                f"{point['waf']:.2f}",
             )
         )
+
+    print_mixture()
 
     print()
     print(
