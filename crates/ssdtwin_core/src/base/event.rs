@@ -47,16 +47,24 @@ pub enum Event {
     ThermalStep,
 }
 
+/// A scheduled event. `key` is the time in its high 64 bits and the scheduling sequence number in
+/// its low 64, so one integer comparison orders by time, then by scheduling order (the heap
+/// compares keys on every step of every push and pop).
 #[derive(Debug)]
 struct Entry {
-    time: Time,
-    sequence: u64,
+    key: u128,
     event: Event,
+}
+
+impl Entry {
+    fn time(&self) -> Time {
+        Time::from_nanos((self.key >> 64) as u64)
+    }
 }
 
 impl PartialEq for Entry {
     fn eq(&self, other: &Self) -> bool {
-        self.time == other.time && self.sequence == other.sequence
+        self.key == other.key
     }
 }
 impl Eq for Entry {}
@@ -66,13 +74,13 @@ impl PartialOrd for Entry {
     }
 }
 impl Ord for Entry {
-    /// Reversed, so the max-heap pops the earliest `(time, sequence)` first.
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.sequence).cmp(&(self.time, self.sequence))
+        // Reversed: the max-heap pops the earliest key first.
+        other.key.cmp(&self.key)
     }
 }
 
-/// Pending events, earliest first, ties in scheduling order.
 #[derive(Debug, Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
@@ -89,20 +97,19 @@ impl EventQueue {
 
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.heap.push(Entry {
-            time,
-            sequence: self.next_sequence,
+            key: (u128::from(time.as_nanos()) << 64) | u128::from(self.next_sequence),
             event,
         });
         self.next_sequence += 1;
     }
 
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        self.heap.pop().map(|entry| (entry.time, entry.event))
+        self.heap.pop().map(|entry| (entry.time(), entry.event))
     }
 
     /// Time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|entry| entry.time)
+        self.heap.peek().map(Entry::time)
     }
 
     pub fn len(&self) -> usize {
