@@ -75,7 +75,12 @@ def _stored(out: Path) -> dict[str, tuple[int, int]]:
 
 def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_path: Path) -> None:
     sweep_file = _sweep_file(tmp_path)
+    started = time.monotonic()
     reference = ssdtwin.sweep(SWEEP, out=tmp_path / "reference", workers=2, progress=False)
+    # Wall time of one point on one of the two workers (pool start included, so an upper bound):
+    # the random delays below are a fraction of it, so a kill lands before the next points are
+    # stored however fast or slow this machine runs them.
+    point_wall = (time.monotonic() - started) * 2 / 9
     expected = set(reference["point_id"])
     assert len(expected) == 9
 
@@ -83,19 +88,18 @@ def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_pat
     chooser = random.Random(18)
     kept: dict[str, tuple[int, int]] = {}
     kills = 0
-    target = 0
+    # Kill no later than three points before the end: with two workers at least one point is
+    # still to start when the kill comes, so the final resume always has points to compute.
+    last = len(expected) - 3
     for attempt in range(8):
-        # Kill at a random moment after a random number of further points are stored, so the
-        # kills land mid-sweep however fast this machine runs the points.
-        # At most all but three points: with two workers at least one is still to start when the
-        # kill comes, so the final resume always has points to compute.
-        last = len(expected) - 3
-        target = min(target + chooser.randint(1, 2), last)
+        # Kill once one or two further points are stored, a random part of a point later; once
+        # `last` points are stored, at once (the resumed sweep is still starting).
+        target = min(len(kept) + chooser.randint(1, 2), last)
         process = _start(sweep_file, out, resume=attempt > 0)
         while process.poll() is None and len(_stored(out)) < target:
             time.sleep(0.01)
         if target < last:
-            time.sleep(chooser.uniform(0.0, 0.3))
+            time.sleep(chooser.uniform(0.0, 0.3) * point_wall)
         if process.poll() is not None:
             break
         os.killpg(process.pid, signal.SIGKILL)
@@ -106,7 +110,7 @@ def test_sweep_killed_at_random_moments_resumes_every_point_exactly_once(tmp_pat
         for point_id, identity in kept.items():
             assert now.get(point_id) == identity, f"attempt {attempt}: point {point_id} was rewritten or lost"
         kept = now
-        if len(kept) >= last:
+        if kills >= 3 and len(kept) >= last:
             break
     assert kills >= 3, f"only {kills} kills landed before the sweep finished"
     partial = set(kept)
