@@ -1,6 +1,6 @@
 """The thermal_cst study (the self-heating paper, papers/000, section 4.3, Figure 11).
 
-    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (~6 min)
+    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (about 3 min on 2 cores)
 
 Runs `sweep.toml` (CST 0 to 20 ms) and `ambient.toml` (CST 20 ms at 35 to 55 °C) with
 `ssdtwin.sweep` (results in results/ here, not committed; each sweep preconditions its one drive
