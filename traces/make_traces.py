@@ -35,18 +35,22 @@ class Lcg:
         return ((self.state >> 32) * n) >> 32
 
 
+def size_units(pick: int) -> int:
+    """The request size [4 KiB units] that `pick` (0 to 99) selects from SIZES."""
+    for units, weight in SIZES:
+        if pick < weight:
+            return units
+        pick -= weight
+    raise ValueError(f"pick {pick} is past the weights")
+
+
 def requests(seed: int = 2026) -> list[tuple[int, bool, int, int, int]]:
     """(time_us, is_read, offset_bytes, length_bytes, service_us) for each request, in time order."""
     rng = Lcg(seed)
     out = []
     time_us = 0
     for _ in range(REQUESTS):
-        pick = rng.below(100)
-        for units, weight in SIZES:
-            if pick < weight:
-                break
-            pick -= weight
-        length = units * UNIT
+        length = size_units(rng.below(100)) * UNIT
         region = HOT_BYTES if rng.below(100) < HOT_PERCENT else DEVICE_BYTES
         offset = rng.below((region - length) // UNIT + 1) * UNIT
         is_read = rng.below(100) < READ_PERCENT
