@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of every parser of user input, on the stable toolchain (README,
-# "Fuzzing"). The Rust targets (crates/ssdtwin_fuzz: scenario, trace, fio, snapshot, nbd) run under
+# Coverage-guided fuzzing of every parser of user input, on the stable toolchain (docs/guide/
+# hardening.md, "Fuzzing"). The Rust targets (crates/ssdtwin_fuzz: scenario, trace, fio, snapshot, nbd) run under
 # AFL++ through cargo-afl; sweep files, parsed in Python, run under libFuzzer through atheris.
 #
 #   scripts/fuzz.sh                       1,000,000 executions per target (the campaign)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# NBD server speed (README, "Serve the drive over NBD", Speed): fio 4 KiB random writes at
+# NBD server speed (docs/guide/nbd.md, Speed): fio 4 KiB random writes at
 # iodepth 32 over a Unix socket, --pace virtual, the server pinned to CPU 0 and fio to CPU 1, the
 # default drive at 16 blocks per plane. Prints fio's requests per second (end to end).
 # Usage: bash scripts/nbd-bench.sh [SECONDS]   (default 10). Needs fio (scripts/install-nbd-clients.sh).

@@ -5,8 +5,8 @@
 //! simulated host I/Os per wall-clock second and peak memory.
 //! `ssdtwin-cli soak` runs a long mixed workload and checks that memory stays flat and the FTL's
 //! invariants hold at the end (`scripts/soak.sh`).
-//! `ssdtwin-cli serve [SCENARIO] --nbd --socket PATH` serves the drive over NBD (see README,
-//! "Serve the drive over NBD"); Ctrl-C (or `--once`, after the last client) writes the report.
+//! `ssdtwin-cli serve [SCENARIO] --nbd --socket PATH` serves the drive over NBD (see
+//! docs/guide/nbd.md); Ctrl-C (or `--once`, after the last client) writes the report.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

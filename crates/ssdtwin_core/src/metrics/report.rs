@@ -1,4 +1,4 @@
-//! The measurement parts of the report (the README, "The report"): flash and FTL counters, queues,
+//! The measurement parts of the report (docs/guide/report.md): flash and FTL counters, queues,
 //! suspensions, the simulator's own work, per-job results. The engine fills them; the aggregate
 //! [`Report`](crate::Report) in `sim/report.rs` gathers them with the power parts.
 use serde::Serialize;

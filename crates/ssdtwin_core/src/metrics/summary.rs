@@ -1,4 +1,4 @@
-//! Latency summaries of the report (the README, "The report"): percentiles and compact CDFs per kind
+//! Latency summaries of the report (docs/guide/report.md): percentiles and compact CDFs per kind
 //! of command, as plain data. `latency.rs` computes them from its HDR histograms.
 use serde::Serialize;
 

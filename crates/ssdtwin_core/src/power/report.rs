@@ -1,8 +1,8 @@
-//! The power parts of the report (the README, "The report"; docs/models/power.md): average and peak
+//! The power parts of the report (docs/guide/report.md; docs/models/power.md): average and peak
 //! power and energy per component, as [`super::PowerModel::finish`] computes them.
 use serde::Serialize;
 
-/// Average and peak power per component (the README, "The report"; docs/models/power.md) [W]. Components are at their own
+/// Average and peak power per component (docs/guide/report.md; docs/models/power.md) [W]. Components are at their own
 /// rails; `total_*` is at the drive's input, after the regulator (component sum / efficiency).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct PowerReport {
@@ -21,7 +21,7 @@ pub struct PowerReport {
     pub total_peak: f64,
 }
 
-/// Energy per component over the run (the README, "The report") [J].
+/// Energy per component over the run (docs/guide/report.md) [J].
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct EnergyReport {
     pub nand: f64,

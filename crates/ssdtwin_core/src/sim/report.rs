@@ -1,4 +1,4 @@
-//! The report of one run (the README, "The report"): the resolved scenario and the parts each observer
+//! The report of one run (docs/guide/report.md): the resolved scenario and the parts each observer
 //! and the engine measured (latencies, counters, power, energy, per-job results, time series).
 use serde::Serialize;
 

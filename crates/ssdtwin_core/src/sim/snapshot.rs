@@ -1,5 +1,5 @@
 //! Drive snapshots: the preconditioned state of a drive in a file, so that runs and sweep points
-//! that share a drive precondition it once (README, "Drive snapshots").
+//! that share a drive precondition it once (docs/guide/scenarios.md, "Drive snapshots").
 //!
 //! The file is a magic line, a JSON header of `{"ssdtwin_version", "drive": {key: value}}` with
 //! every scenario key that shapes the preconditioned state (`seed`, every `flash.*` and `ftl.*`
