@@ -6,10 +6,13 @@ import io
 import json
 
 from click.testing import CliRunner
+from rich.console import Console
 
 import ssdtwin
 from conftest import SMALL_SET, cli
-from ssdtwin import cli as cli_module
+from ssdtwin import _core
+from ssdtwin.cli import _common, main
+from ssdtwin.report.text import print_summary
 
 THERMAL = {
     "max_c": {"controller": 82.46, "nand_0": 71.0, "dram": 55.25, "pcb": 50.0},
@@ -30,8 +33,8 @@ THROTTLE = {
 def summary(**blocks: object) -> str:
     """The text `print_summary` prints for a small report with `blocks` added."""
     data = {"iops": 1000.0, "power_w": {"nand_peak": 2.5}, "flash": {"reads": 10}, "config": {}, **blocks}
-    console = cli_module.Console(file=io.StringIO(), width=120)
-    cli_module.print_summary(ssdtwin.Report(data), console)
+    console = Console(file=io.StringIO(), width=120)
+    print_summary(ssdtwin.Report(data), console)
     return console.file.getvalue()
 
 
@@ -70,7 +73,8 @@ def test_run_prints_a_summary_and_writes_the_json_file(tmp_path):
     out = tmp_path / "report.json"
     process = cli("run", *SMALL_SET, "--json", str(out), "--quiet")
     assert process.returncode == 0, process.stderr
-    headings = ["IOPS", "Bandwidth", "WAF", "HoL events", "Die utilisation", "Latency", "p99.99", "reads"]
+    headings = ["IOPS", "Bandwidth", "WAF", "Head-of-line blocked admissions", "Die utilisation", "Latency"]
+    headings += ["p99.99", "reads"]
     for heading in headings:
         assert heading in process.stdout, heading
     assert json.loads(out.read_text())["config"]["flash"]["blocks_per_plane"] == 16
@@ -122,8 +126,8 @@ def test_ctrl_c_exits_130(monkeypatch):
     def interrupted(*_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module._core, "run", interrupted)
-    result = CliRunner().invoke(cli_module.main, ["run", "--quiet"])
+    monkeypatch.setattr(_core, "run", interrupted)
+    result = CliRunner().invoke(main, ["run", "--quiet"])
     assert result.exit_code == 130
 
 
@@ -142,7 +146,7 @@ def test_progress_bar_follows_the_phases():
             self.calls.append(("update", fields["completed"]))
 
     display = Display()
-    bar = cli_module.ProgressBar(display)
+    bar = _common.ProgressBar(display)
     for phase, fraction in [("precondition", 0.5), ("precondition", 1.0), ("run", 0.25)]:
         bar(phase, fraction, 0, 0.0)
     assert display.calls == [

@@ -10,7 +10,14 @@
     results = ssdtwin.load("results/qd_sweep")     # the same table, read back
     ssdtwin.plot(results, x="host.queue_depth", y="iops", output="iops.png")
 
-The simulator is the Rust core (`ssdtwin._core`); this package is its public Python face.
+The simulator is the Rust core (`ssdtwin._core`); this package is its public Python face, in parts
+by role, each importing only those below it (tests/test_layout.py checks there is no cycle):
+
+    cli/       the `ssdtwin` command (click); nothing imports it
+    sweep/     design-space sweeps: plan, workers, shared drives, backends, the results directory
+    report/    the `Report` and its renderings: text summary, HTML pages, matplotlib plots
+    _util/     atomic output files, the API's arguments, a drive's capacity
+    html.py    `ssdtwin.html`, the documented name of `ssdtwin.report.html`
 """
 
 from __future__ import annotations
@@ -22,12 +29,12 @@ from pathlib import Path
 from typing import Any
 
 from ssdtwin import _core
-from ssdtwin._arguments import ScenarioLike, core_arguments
 from ssdtwin._core import ConfigError, SimulationError, __version__
-from ssdtwin.plot import plot, plot_latency_cdf, plot_thermal, plot_timeseries
+from ssdtwin._util.arguments import ScenarioLike, core_arguments
 from ssdtwin.report import Report
-from ssdtwin.store import load
+from ssdtwin.report.plots import plot, plot_latency_cdf, plot_thermal, plot_timeseries
 from ssdtwin.sweep import SweepFailures, sweep
+from ssdtwin.sweep.store import load
 
 __all__ = [
     "ConfigError",
