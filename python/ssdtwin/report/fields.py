@@ -1,7 +1,7 @@
 """The report dict's fields, known without the `Report` class: looking a field up by its dotted
-path, flattening the dict into one table row, the time series' columns, and the fields that
-measure the host computer rather than the drive. The bottom of `ssdtwin.report`: the renderings
-(html, plots, text) and the sweep's results table use these on plain dicts."""
+path, the time series' columns, and the fields that measure the host computer rather than the
+drive. The bottom of `ssdtwin.report`: the renderings (html, plots, text) use these on plain dicts.
+(Flattening a report into one row is the results table's business: `ssdtwin.sweep.store.row`.)"""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas
-
-Scalar = bool | int | float | str | None
 
 TIMESERIES_COLUMNS = (
     "time_s",
@@ -65,14 +63,6 @@ def without_wall_clock(data: Mapping[str, Any]) -> dict[str, Any]:
     return copied
 
 
-def flat(data: Mapping[str, Any]) -> dict[str, Scalar]:
-    """Every scalar field of the report dict keyed by its dotted path (`"latency_us.read.p99_99"`),
-    without the `config` table: one row of a sweep's results table (`Report.flat()`)."""
-    into: dict[str, Scalar] = {}
-    _flatten(data, "", into, skip={"config", "timeseries"})
-    return into
-
-
 def split_timeseries(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[float]]]:
     """The report dict as the core sends it, split into its fields (a deep copy) and the time
     series' columns, which the core sends under "timeseries" and which are no report field: the
@@ -102,14 +92,3 @@ def timeseries_frame(columns: Mapping[str, list[float]]) -> pandas.DataFrame:
     return pandas.DataFrame(
         {name: pandas.Series(values, dtype="float64") for name, values in columns.items()}
     )
-
-
-def _flatten(table: Mapping[str, Any], prefix: str, into: dict[str, Scalar], skip: set[str]) -> None:
-    for name, value in table.items():
-        key = f"{prefix}{name}"
-        if key in skip:
-            continue
-        if isinstance(value, Mapping):
-            _flatten(value, f"{key}.", into, skip)
-        elif value is None or isinstance(value, bool | int | float | str):
-            into[key] = value

@@ -18,8 +18,8 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ssdtwin.report.fields import Scalar, split_timeseries, timeseries_frame
-from ssdtwin.report.fields import flat as flat_fields
+from ssdtwin.report.fields import split_timeseries, timeseries_frame
+from ssdtwin.sweep.store import Scalar, report_row
 
 if TYPE_CHECKING:
     import pandas
@@ -145,7 +145,7 @@ class Report:
     def flat(self) -> dict[str, Scalar]:
         """Every scalar field keyed by its dotted path (`"latency_us.read.p99_99"`), without the
         `config` table: one row of a sweep's results table."""
-        return flat_fields(self._data)
+        return report_row(self._data)
 
 
 def _number(value: object) -> str:

@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ssdtwin._util import atomic
-from ssdtwin.report.fields import flat
 
 if TYPE_CHECKING:
     import pandas
@@ -44,6 +43,9 @@ PARTIAL_SNAPSHOT_SUFFIX = ".snap.partial"
 
 FIXED_COLUMNS = ("point_id", "seed", "status", "error")
 """The columns of a results table before the report's fields that are not swept keys."""
+
+Scalar = bool | int | float | str | None
+"""A cell of the results table."""
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -152,7 +154,7 @@ class ResultsStore:
             if report_path.exists():
                 row.update(status=STATUS_OK, error=None)
                 report = json.loads(report_path.read_text(encoding="utf-8"))
-                row.update((key, value) for key, value in flat(report).items() if key != "seed")
+                row.update((key, value) for key, value in report_row(report).items() if key != "seed")
             elif error_path.exists():
                 row.update(status=STATUS_FAILED, error=json.loads(error_path.read_text("utf-8"))["error"])
             else:
@@ -192,6 +194,26 @@ def load(directory: str | os.PathLike[str]) -> pandas.DataFrame:
             str(store.table_path),
         )
     return pandas.read_parquet(store.table_path)
+
+
+def report_row(report: Mapping[str, Any]) -> dict[str, Scalar]:
+    """Every scalar field of a report dict keyed by its dotted path (`"latency_us.read.p99_99"`),
+    without the `config` table (and the time series): one row of the results table, and
+    `Report.flat()`."""
+    row: dict[str, Scalar] = {}
+    _flatten(report, "", row, skip={"config", "timeseries"})
+    return row
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, into: dict[str, Scalar], skip: set[str]) -> None:
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if key in skip:
+            continue
+        if isinstance(value, Mapping):
+            _flatten(value, f"{key}.", into, skip)
+        elif value is None or isinstance(value, bool | int | float | str):
+            into[key] = value
 
 
 def swept_columns(table: pandas.DataFrame) -> list[str]:
