@@ -45,7 +45,9 @@ GRAPH_SCRIPT = textwrap.dedent(
     )
     # grimp sees .py files only: the native extension `_core` resolves to the package itself.
     # Such imports are redirected to a module `_core` of their own, a leaf.
-    native = re.compile(rf"(from {package} import _core\b.*|from {package}\._core import .*|import {package}\._core.*)")
+    native = re.compile(
+        rf"from {package} import _core\b.*|from {package}\._core import .*|import {package}\._core.*"
+    )
     graph.add_module(f"{package}._core")
     for module in graph.find_modules_that_directly_import(package):
         details = graph.get_import_details(importer=module, imported=package)
