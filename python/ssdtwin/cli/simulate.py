@@ -69,7 +69,10 @@ def run_command(
     output_format: str,
     html_path: str | None,
 ) -> None:
-    """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary."""
+    """Simulate SCENARIO.toml (or the built-in default scenario) and print a summary.
+
+    A SCENARIO.toml without `drive` changes the built-in default scenario (its 64 GiB drive,
+    steady-state preconditioning); one that names a drive runs that preset at its own size."""
     report = Report(json.loads(simulate(scenario, set_overrides, quiet, "simulation stopped", snapshot)))
 
     if timeseries_path is not None:

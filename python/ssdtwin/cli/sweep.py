@@ -118,6 +118,7 @@ def print_sweep_table(results: Any, console: Console, limit: int = 60) -> None:
     end = list(results.columns).index("ssdtwin_version") if "ssdtwin_version" in results.columns else None
     swept = [column for column in list(results.columns)[:end] if column not in fixed]
     figures = [("iops", "{:,.0f}"), ("latency_us.all.mean", "{:,.1f}"), ("latency_us.all.p99", "{:,.1f}")]
+    figures.append(("waf", "{:.3f}"))
     table = Table(box=box.SIMPLE)
     for column in [*swept, "seed", "status", *(name for name, _ in figures)]:
         table.add_column(column, justify="left" if column == "status" else "right")

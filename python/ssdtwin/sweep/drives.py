@@ -47,7 +47,9 @@ class DrivePlan:
 
 def drive_name(task: PointTask) -> tuple[str, dict[str, Any]]:
     """The drive of a point: a hash of the keys that shape it, and the keys."""
-    text = _core.drive_keys(task.scenario_path, task.scenario_json, task.base_dir, [], task.json_overrides)
+    text = _core.drive_keys(
+        task.scenario_path, task.scenario_json, task.base_dir, task.set_overrides, task.json_overrides
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:DRIVE_HASH_LENGTH], json.loads(text)
 
 

@@ -257,10 +257,10 @@ def expand(definition: SweepDefinition) -> list[Point]:
 
 
 def point_task(definition: SweepDefinition, point: Point) -> PointTask:
-    scenario_path, scenario_json, _, _, json_overrides = _core_arguments(
+    scenario_path, scenario_json, base_dir, set_overrides, json_overrides = _core_arguments(
         definition, point.overrides, point.seed
     )
-    return PointTask(point.point_id, scenario_path, scenario_json, definition.base_dir, json_overrides)
+    return PointTask(point.point_id, scenario_path, scenario_json, base_dir, json_overrides, set_overrides)
 
 
 def _core_arguments(
@@ -270,9 +270,12 @@ def _core_arguments(
     values = dict(overrides)
     if seed is not None:
         values["seed"] = seed
-    scenario_path, scenario_json, _, set_overrides, json_overrides = core_arguments(base, values)
-    # Relative paths in an inline base (e.g. `drive = "my_drive.toml"`) are relative to the sweep.
-    return scenario_path, scenario_json, definition.base_dir, set_overrides, json_overrides
+    scenario_path, scenario_json, base_dir, set_overrides, json_overrides = core_arguments(base, values)
+    # Relative paths in an inline base (e.g. `drive = "my_drive.toml"`) are relative to the sweep;
+    # in a base file, to the file.
+    if definition.base_path is None:
+        base_dir = definition.base_dir
+    return scenario_path, scenario_json, base_dir, set_overrides, json_overrides
 
 
 def _resolve(definition: SweepDefinition, overrides: Mapping[str, Any]) -> dict[str, Any]:

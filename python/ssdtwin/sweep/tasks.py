@@ -5,7 +5,7 @@ not stop the others."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ssdtwin import _core
 from ssdtwin._core import SimulationError
@@ -20,6 +20,8 @@ class PointTask:
     scenario_json: str | None
     base_dir: str
     json_overrides: list[tuple[str, str]]
+    set_overrides: list[str] = field(default_factory=list)
+    """`key=value` overrides applied before `json_overrides` (the infinite values JSON lacks)."""
     snapshot: str | None = None
     """The drive snapshot the point starts from, or None to precondition it."""
     drive: str | None = None
@@ -46,7 +48,7 @@ def run_point(task: PointTask, made: DriveOutcome | None = None) -> PointOutcome
             task.scenario_path,
             task.scenario_json,
             task.base_dir,
-            [],
+            task.set_overrides,
             task.json_overrides,
             None,
             task.snapshot,
@@ -82,8 +84,8 @@ def precondition_drive(task: DriveTask) -> DriveOutcome:
     point = task.point
     try:
         _core.run(
-            point.scenario_path, point.scenario_json, point.base_dir, [], point.json_overrides, None, None,
-            task.snapshot,
+            point.scenario_path, point.scenario_json, point.base_dir, point.set_overrides,
+            point.json_overrides, None, None, task.snapshot,
         )  # fmt: skip
     except SimulationError as error:
         return DriveOutcome(task.drive, f"preconditioning the drive failed: SimulationError: {error}")
