@@ -22,6 +22,7 @@ from ssdtwin.report.text import format_value
 from ssdtwin.sweep import SweepFailures, describe_drives
 from ssdtwin.sweep import sweep as run_sweep
 from ssdtwin.sweep.plan import describe_points, expand, load_sweep, output_directory
+from ssdtwin.sweep.store import swept_columns
 
 
 @click.command("sweep")
@@ -114,9 +115,7 @@ def write_sweep_page(directory: Any, output: str, point_pages: str, title: str |
 
 def print_sweep_table(results: Any, console: Console, limit: int = 60) -> None:
     """The swept keys, status and headline figures of each point (the first `limit` points)."""
-    fixed = {"point_id", "seed", "status", "error"}
-    end = list(results.columns).index("ssdtwin_version") if "ssdtwin_version" in results.columns else None
-    swept = [column for column in list(results.columns)[:end] if column not in fixed]
+    swept = swept_columns(results)
     figures = [("iops", "{:,.0f}"), ("latency_us.all.mean", "{:,.1f}"), ("latency_us.all.p99", "{:,.1f}")]
     figures.append(("waf", "{:.3f}"))
     table = Table(box=box.SIMPLE)

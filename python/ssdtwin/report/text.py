@@ -66,7 +66,7 @@ def print_summary(report: Report, console: Console) -> None:
     ]:
         overview.add_row(label, value)
     console.print(overview)
-    console.print(HOL_NOTE, markup=False)
+    console.print(HOL_NOTE, markup=False, soft_wrap=True)
 
     latency = Table(title="Latency (us)", title_justify="left", box=box.SIMPLE)
     columns = [("count", "count", "{:,}"), ("mean", "mean", "{:,.1f}"), ("p50", "p50", "{:,.1f}")]

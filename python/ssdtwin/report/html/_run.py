@@ -156,7 +156,7 @@ def _summary(report: Mapping[str, Any], config: Mapping[str, Any]) -> str:
             ("simulated time [s]", report.get("simulated_time_s")),
             ("WAF", report.get("waf")),
             ("die utilisation", lookup(report, "queues.die_utilization")),
-            ("HoL events", lookup(report, "queues.hol_events")),
+            ("head-of-line blocked admissions", lookup(report, "queues.hol_events")),
         ],
         spec={
             "IOPS": "{:,.0f}",
