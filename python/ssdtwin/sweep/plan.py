@@ -61,7 +61,7 @@ class SweepDefinition:
     points: list[dict[str, Any]] = field(default_factory=list)
     seeds: list[int] | None = None
     reuse_snapshots: bool = True
-    """Points that share a drive start from one snapshot of it (`ssdtwin._sweep_drives`)."""
+    """Points that share a drive start from one snapshot of it (`ssdtwin.sweep.drives`)."""
 
     def as_toml(self, version: str) -> dict[str, Any]:
         """The sweep as run, for `DIR/sweep.toml`."""

@@ -6,7 +6,7 @@
     DIR/results.parquet          one row per point, rebuilt from the two folders above
     DIR/drives.json              each distinct drive: its keys, points, times preconditioned
     DIR/snapshots/<drive>.snap   a drive shared by several points, preconditioned once (deleted
-                                 when all its points have their report; `ssdtwin._sweep_drives`)
+                                 when all its points have their report; `ssdtwin.sweep.drives`)
 
 Each file is written atomically (`ssdtwin._util.atomic`: a temporary file in the same folder, then
 `os.replace`), so a sweep killed at any moment, even by SIGKILL, leaves only whole files behind: a
