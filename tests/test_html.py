@@ -335,3 +335,11 @@ def test_per_die_columns_make_a_heatmap_panel():
     plotly = _plotly.to_plotly(figure)
     assert [trace["type"] for trace in plotly["data"]] == ["scatter", "heatmap", "heatmap", "scatter"]
     assert png.png(figure)[:4] == b"\x89PNG"
+
+
+def test_scenario_brief_gives_raw_and_user_capacity():
+    from ssdtwin.report.html._scenario import scenario_brief
+
+    # 16 x 8 x 2 planes x 1024 blocks x 256 pages of 16 KiB = 1 TiB; 70% of its 4 KiB units: 717 GiB.
+    brief = dict(scenario_brief(ssdtwin.resolve({"drive": "enterprise_tlc"})))
+    assert brief["flash"].endswith("TLC (1 TiB raw, 717 GiB user)")

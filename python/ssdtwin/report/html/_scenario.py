@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from ssdtwin._util.capacity import format_bytes, raw_bytes
+from ssdtwin._util import capacity
 from ssdtwin.report.html._page import fmt, subtable
 
 
@@ -28,9 +28,9 @@ def scenario_brief(config: Mapping[str, Any]) -> list[tuple[str, str]]:
         )
         pages = f"{flash.get('blocks_per_plane', '?')} blocks of {flash.get('pages_per_block', '?')} x "
         pages += f"{flash.get('page_size', '?')} pages"
-        raw = _raw_capacity(flash)
+        size = capacity.describe(config)
         cell_kind = str(flash.get("cell", "?")).upper()
-        lines.append(("flash", f"{geometry}; {pages}, {cell_kind}{f' ({raw} raw)' if raw else ''}"))
+        lines.append(("flash", f"{geometry}; {pages}, {cell_kind}{f' ({size})' if size else ''}"))
         timing = f"tREAD {_value(flash.get('t_read'))}, tPROG {_value(flash.get('t_program'))}, "
         timing += f"tERS {_value(flash.get('t_erase'))}, bus {flash.get('bus_rate', '?')}"
         lines.append(("timing", timing))
@@ -171,8 +171,3 @@ def _value(value: Any) -> str:
     if isinstance(value, list):
         return "/".join(str(item) for item in value)
     return str(value) if value is not None else "?"
-
-
-def _raw_capacity(flash: Mapping[str, Any]) -> str:
-    raw = raw_bytes(flash)
-    return format_bytes(raw) if raw is not None else ""
