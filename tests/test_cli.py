@@ -6,10 +6,13 @@ import io
 import json
 
 from click.testing import CliRunner
+from rich.console import Console
 
 import ssdtwin
 from conftest import SMALL_SET, cli
-from ssdtwin import cli as cli_module
+from ssdtwin import _core
+from ssdtwin.cli import _common, main
+from ssdtwin.report.text import print_summary
 
 THERMAL = {
     "max_c": {"controller": 82.46, "nand_0": 71.0, "dram": 55.25, "pcb": 50.0},
@@ -30,8 +33,8 @@ THROTTLE = {
 def summary(**blocks: object) -> str:
     """The text `print_summary` prints for a small report with `blocks` added."""
     data = {"iops": 1000.0, "power_w": {"nand_peak": 2.5}, "flash": {"reads": 10}, "config": {}, **blocks}
-    console = cli_module.Console(file=io.StringIO(), width=120)
-    cli_module.print_summary(ssdtwin.Report(data), console)
+    console = Console(file=io.StringIO(), width=120)
+    print_summary(ssdtwin.Report(data), console)
     return console.file.getvalue()
 
 
@@ -70,7 +73,8 @@ def test_run_prints_a_summary_and_writes_the_json_file(tmp_path):
     out = tmp_path / "report.json"
     process = cli("run", *SMALL_SET, "--json", str(out), "--quiet")
     assert process.returncode == 0, process.stderr
-    headings = ["IOPS", "Bandwidth", "WAF", "HoL events", "Die utilisation", "Latency", "p99.99", "reads"]
+    headings = ["IOPS", "Bandwidth", "WAF", "Head-of-line blocked admissions", "Die utilisation", "Latency"]
+    headings += ["p99.99", "reads"]
     for heading in headings:
         assert heading in process.stdout, heading
     assert json.loads(out.read_text())["config"]["flash"]["blocks_per_plane"] == 16
@@ -122,8 +126,8 @@ def test_ctrl_c_exits_130(monkeypatch):
     def interrupted(*_args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_module._core, "run", interrupted)
-    result = CliRunner().invoke(cli_module.main, ["run", "--quiet"])
+    monkeypatch.setattr(_core, "run", interrupted)
+    result = CliRunner().invoke(main, ["run", "--quiet"])
     assert result.exit_code == 130
 
 
@@ -142,7 +146,7 @@ def test_progress_bar_follows_the_phases():
             self.calls.append(("update", fields["completed"]))
 
     display = Display()
-    bar = cli_module.ProgressBar(display)
+    bar = _common.ProgressBar(display)
     for phase, fraction in [("precondition", 0.5), ("precondition", 1.0), ("run", 0.25)]:
         bar(phase, fraction, 0, 0.0)
     assert display.calls == [
@@ -196,3 +200,55 @@ def test_summary_without_thermal_blocks_is_unchanged():
     assert "Temperature (°C)" in without_policy
     assert "Throttling" not in without_policy
     assert without_policy.startswith(plain)
+
+
+def test_summary_header_tells_the_drive_size_and_preconditioning_apart():
+    default = summary(config=ssdtwin.resolve(), seed=1, simulator={"logical_units": 11_744_051})
+    full = summary(config=ssdtwin.resolve({"drive": "enterprise_tlc"}), seed=1)
+    # 16 channels x 8 dies x 2 planes x 256 pages of 16 KiB: 64 blocks per plane 64 GiB, 1024 1 TiB;
+    # the host sees the units left after 30% over-provisioning, 4 KiB each.
+    assert "drive enterprise_tlc (64 GiB raw, 44.8 GiB user), precondition steady, seed 1" in default
+    assert "drive enterprise_tlc (1 TiB raw, 717 GiB user), precondition fill, seed 1" in full
+
+
+def test_summary_explains_head_of_line_blocking():
+    text = summary(queues={"hol_events": 60, "die_utilization": 0.4})
+    assert "HoL" not in text
+    assert "Head-of-line blocked admissions" in text
+    assert "could not enter the frame buffer or its die queue" in text
+
+
+def test_summary_lists_mapping_table_traffic_only_with_the_cached_table():
+    flash = {"reads": 10, "programs": 5, "mapping_reads": 0, "mapping_programs": 0}
+    full = summary(flash=flash, config={"ftl": {"mapping_cache": "full"}})
+    assert "reads" in full
+    assert "mapping" not in full
+    cached = summary(flash=flash | {"mapping_reads": 7}, config={"ftl": {"mapping_cache": "cached"}})
+    assert "mapping reads" in cached
+    assert "mapping programs" in cached
+
+
+def test_sweep_table_shows_the_waf_of_each_point():
+    import pandas
+
+    from ssdtwin.cli.sweep import print_sweep_table
+
+    results = pandas.DataFrame(
+        {
+            "point_id": ["00000-a", "00001-b"],
+            "ftl.gc_policy": ["greedy", "fifo"],
+            "seed": [1, 1],
+            "status": ["ok", "ok"],
+            "error": [None, None],
+            "ssdtwin_version": ["0", "0"],
+            "iops": [1000.0, 900.0],
+            "waf": [2.4162, 3.5],
+        }
+    )
+    console = Console(file=io.StringIO(), width=160)
+    print_sweep_table(results, console)
+    lines = console.file.getvalue().splitlines()
+    header = next(line for line in lines if "ftl.gc_policy" in line)
+    assert header.split()[-1] == "waf"
+    assert next(line for line in lines if "greedy" in line).split()[-1] == "2.416"
+    assert next(line for line in lines if "fifo" in line).split()[-1] == "3.500"

@@ -11,7 +11,7 @@ from typing import Any
 
 import ssdtwin
 from conftest import cli
-from ssdtwin.fio_output import to_fio_json
+from ssdtwin.report.fio import to_fio_json
 
 PERCENTILE_KEY = re.compile(r"^\d{1,3}\.\d{6}$")
 

@@ -15,8 +15,10 @@ from click.testing import CliRunner
 import ssdtwin
 import ssdtwin.html
 from conftest import MODELS_ON, OPTIONAL_SECTIONS, SMALL, SMALL_SET
-from ssdtwin import cli as cli_module
-from ssdtwin.html import _figures
+from ssdtwin.cli import main
+from ssdtwin.report import figure as _figures
+from ssdtwin.report.html import _plotly, _timeseries
+from ssdtwin.report.plots import png
 
 PRESET_SET = [
     "--set",
@@ -30,7 +32,7 @@ PRESET_SET = [
 
 def invoke(*args: str):
     """The CLI in this process (no interpreter start-up per call)."""
-    return CliRunner().invoke(cli_module.main, list(args), catch_exceptions=False)
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def figures_of(page: str) -> dict:
@@ -146,7 +148,7 @@ def test_report_input_errors(tmp_path):
     (tmp_path / "not-json.json").write_text("{")
     cases.append((["report", str(tmp_path / "not-json.json"), "-o", str(tmp_path / "x.html")], "not a JSON"))
     for args, message in cases:
-        result = CliRunner().invoke(cli_module.main, args)
+        result = CliRunner().invoke(main, args)
         assert result.exit_code == 2, (args, result.output)
         assert message in result.output, (args, result.output)
 
@@ -241,7 +243,7 @@ def test_plotly_js_is_inlined_as_one_eagerly_compiled_function():
     A bundle of another shape is left alone. (The browser tests check that plotly.js then works.)"""
     from plotly.offline import get_plotlyjs
 
-    from ssdtwin.html import _page
+    from ssdtwin.report.html import _page
 
     original = get_plotlyjs()
     text, version = _page.plotly_js()
@@ -308,7 +310,7 @@ def test_decimation_keeps_every_peak_and_bounds_the_points():
 
 def test_many_throttle_spans_are_merged():
     spans = [_figures.Span(i, i + 0.4, "#d62728" if i % 2 else "#ff7f0e", "s") for i in range(5000)]
-    merged = _figures._merge_spans(spans)
+    merged = _figures.merge_spans(spans)
     assert len(merged) <= _figures.MAX_SPANS
     assert merged[0].x0 == 0
     assert merged[-1].x1 == pytest.approx(4999.4)
@@ -323,13 +325,21 @@ def test_per_die_columns_make_a_heatmap_panel():
         frame[f"die_util.{die}"] = (numpy.sin(time_s + die) + 1) / 2
     frame["channel_util.0"] = 0.5
     frame["gc.active_blocks"] = 3.0  # a column the page knows nothing of: a panel of its own
-    figure = ssdtwin.html._run.timeseries_figure(frame)
+    figure = _timeseries.timeseries_figure(frame)
     labels = [panel.ylabel for panel in figure.panels]
     assert labels == ["IOPS", "die utilisation", "channel utilisation", "gc"]
     heatmap = figure.panels[1].traces[0]
     assert list(heatmap.rows) == ["die 0", "die 1", "die 2", "die 3"]
     assert len(heatmap.x) <= 1000
     assert numpy.asarray(heatmap.z).shape == (4, len(heatmap.x))
-    plotly = _figures.to_plotly(figure)
+    plotly = _plotly.to_plotly(figure)
     assert [trace["type"] for trace in plotly["data"]] == ["scatter", "heatmap", "heatmap", "scatter"]
-    assert ssdtwin.html._static.png(figure)[:4] == b"\x89PNG"
+    assert png.png(figure)[:4] == b"\x89PNG"
+
+
+def test_scenario_brief_gives_raw_and_user_capacity():
+    from ssdtwin.report.html._scenario import scenario_brief
+
+    # 16 x 8 x 2 planes x 1024 blocks x 256 pages of 16 KiB = 1 TiB; 70% of its 4 KiB units: 717 GiB.
+    brief = dict(scenario_brief(ssdtwin.resolve({"drive": "enterprise_tlc"})))
+    assert brief["flash"].endswith("TLC (1 TiB raw, 717 GiB user)")

@@ -17,7 +17,7 @@ import pytest
 
 import ssdtwin
 from conftest import SMALL, cli
-from ssdtwin import _atomic
+from ssdtwin._util import atomic as _atomic
 from ssdtwin.report import without_wall_clock
 
 BASE = SMALL | {"workload.io_count": 400_000}

@@ -76,7 +76,7 @@ def test_sweep_plot_draws_one_line_per_hue_and_one_panel_per_facet(sweep_results
         assert axes.get_xscale() == "log"  # QD 1 to 16 spans a factor 16
 
 
-def test_sweep_plot_of_repeated_seeds_draws_the_mean(tmp_path):
+def test_sweep_plot_of_categorical_x_draws_unjoined_points_with_min_max_bars(tmp_path):
     table = pandas.DataFrame(
         {
             "point_id": ["a", "b", "c", "d"],
@@ -89,10 +89,67 @@ def test_sweep_plot_of_repeated_seeds_draws_the_mean(tmp_path):
     output = tmp_path / "bars.svg"
     figure = ssdtwin.plot(table, x="workload.block_size", y="iops", output=output)
     assert_svg_is_a_picture(output)
-    (line,) = figure.axes[0].lines
-    assert list(line.get_ydata()) == [200.0, 60.0]  # means over seeds, x in order of appearance
-    assert [label.get_text() for label in figure.axes[0].get_xticklabels()] == ["4KiB", "16KiB"]
-    assert len(figure.axes[0].collections) == 1  # the min-max band
+    axes = figure.axes[0]
+    (points,) = [line for line in axes.lines if line.get_marker() == "o"]
+    assert list(points.get_ydata()) == [200.0, 60.0]  # means over seeds, x in order of appearance
+    assert points.get_linestyle() == "None"  # categories are not joined by a line
+    assert [label.get_text() for label in axes.get_xticklabels()] == ["4KiB", "16KiB"]
+    (bars,) = axes.collections  # the min-max bar of each category
+    spans = sorted((min(segment[:, 1]), max(segment[:, 1])) for segment in bars.get_segments())
+    assert spans == [(50.0, 70.0), (100.0, 300.0)]
+
+
+def test_sweep_plot_of_a_policy_name_per_hue_puts_the_points_side_by_side(tmp_path):
+    table = pandas.DataFrame(
+        {
+            "point_id": ["a", "b", "c", "d"],
+            "ftl.gc_policy": ["greedy", "fifo", "greedy", "fifo"],
+            "host.queue_depth": [1, 1, 32, 32],
+            "seed": [1, 1, 1, 1],
+            "status": ["ok"] * 4,
+            "ssdtwin_version": ["0"] * 4,
+            "waf": [2.0, 3.0, 2.5, 3.5],
+        }
+    )
+    figure = ssdtwin.plot(table, x="ftl.gc_policy", y="waf", hue="host.queue_depth")
+    axes = figure.axes[0]
+    series = [line for line in axes.lines if line.get_marker() == "o"]
+    legend = [text.get_text() for text in axes.get_legend().get_texts()]
+    assert legend == ["host.queue_depth = 1", "host.queue_depth = 32"]
+    assert all(line.get_linestyle() == "None" for line in series)
+    assert [list(line.get_ydata()) for line in series] == [[2.0, 3.0], [2.5, 3.5]]
+    first, second = (list(line.get_xdata()) for line in series)
+    assert first[0] < 0 < second[0] < 0.5  # each category's points side by side around its tick
+
+
+def test_sweep_plot_groups_by_the_one_other_swept_key_instead_of_averaging(tmp_path):
+    table = pandas.DataFrame(
+        {
+            "point_id": ["a", "b", "c", "d"],
+            "ftl.gc_policy": ["greedy", "fifo", "greedy", "fifo"],
+            "host.queue_depth": [1, 1, 32, 32],
+            "seed": [1, 1, 1, 1],
+            "status": ["ok"] * 4,
+            "ssdtwin_version": ["0"] * 4,
+            "waf": [2.0, 3.0, 2.5, 3.5],
+        }
+    )
+    figure = ssdtwin.plot(table, x="ftl.gc_policy", y="waf")
+    series = [line for line in figure.axes[0].lines if line.get_marker() == "o"]
+    legend = [text.get_text() for text in figure.axes[0].get_legend().get_texts()]
+    assert legend == ["host.queue_depth = 1", "host.queue_depth = 32"]
+    assert [list(line.get_ydata()) for line in series] == [[2.0, 3.0], [2.5, 3.5]]  # no mean of 1 and 32
+
+
+def test_sweep_plot_refuses_to_average_over_two_other_swept_keys(sweep_results):
+    with pytest.raises(ValueError, match=r"also varies workload\.read_fraction, flash\.channels") as error:
+        ssdtwin.plot(sweep_results, x="host.queue_depth", y="iops")
+    assert "--hue" in str(error.value)
+    assert "--facet" in str(error.value)
+    process = cli("plot", str(sweep_results), "--x", "host.queue_depth", "--y", "waf", "-o", "x.png")
+    assert process.returncode == 2
+    assert "flash.channels" in process.stderr
+    assert "Traceback" not in process.stderr
 
 
 def test_sweep_plot_skips_failed_points_and_names_unknown_columns(tmp_path):
@@ -200,6 +257,8 @@ def test_cli_plots_a_sweep_a_cdf_and_a_timeseries(sweep_results, tmp_path):
         "iops",
         "--hue",
         "workload.read_fraction",
+        "--facet",
+        "flash.channels",
         "-o",
         str(tmp_path / "a.png"),
     )

@@ -14,9 +14,9 @@ import pytest
 
 import ssdtwin
 from conftest import cli
-from ssdtwin import _sweep_drives
 from ssdtwin.report import WALL_CLOCK_FIELDS
-from ssdtwin.store import ResultsStore
+from ssdtwin.sweep import drives as _sweep_drives
+from ssdtwin.sweep.store import ResultsStore
 
 BASE = {
     "flash": {"blocks_per_plane": 16},

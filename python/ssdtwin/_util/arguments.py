@@ -1,5 +1,16 @@
 """Turns the Python API's arguments (a scenario and keyword overrides) into the arguments of
-`ssdtwin._core.run` and `ssdtwin._core.resolve`.
+`ssdtwin._core.run` and `ssdtwin._core.resolve`; the command line, sweeps and `serve` go through
+here too, so they all build a scenario the same way:
+
+* no scenario: the built-in default scenario (`ssdtwin.default_scenario()`: the enterprise TLC
+  drive shrunk to 64 GiB raw, steady-state preconditioning, 1,000,000 I/Os);
+* a scenario (dict or TOML file) that does not name a `drive`: layered on the built-in default
+  scenario, as if each of its keys were an override of it (`{"host": {"queue_depth": 8}}` is the
+  default scenario at queue depth 8);
+* a scenario that names a `drive`: a scenario of its own, that preset at its own size with the
+  schema's defaults for every key it leaves out (`workload.precondition = "fill"`, 200,000 I/Os);
+* overrides (`--set`, keyword arguments) apply last. An override of `drive` on the default
+  scenario runs that preset at its own size (the default's 64 GiB shrink belongs to its drive).
 
 Only argument checking happens here: what a key means, and whether its value is allowed, is the
 core's business. A wrong Python type fails here with a `TypeError` that names the argument and
@@ -13,10 +24,12 @@ import json
 import math
 import numbers
 import os
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
 
+from ssdtwin import _core
 from ssdtwin._core import ConfigError
 
 ScenarioLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any] | None
@@ -33,29 +46,91 @@ def core_arguments(
     set_overrides: list[str] | None = None,
 ) -> CoreArguments:
     """The `_core` arguments for `scenario`, keyword `overrides` (dotted keys or `__` for dots)
-    and CLI-style `key=value` strings `set_overrides` (applied before `overrides`)."""
+    and CLI-style `key=value` strings `set_overrides` (applied before `overrides`); a scenario
+    without a `drive` is layered on the built-in default scenario (this module's docstring)."""
     scenario_path: str | None = None
     scenario_json: str | None = None
+    base_dir = os.getcwd()
+    dotted = dotted_overrides(overrides)
+    drive_set = "drive" in dotted or any(
+        item.split("=", 1)[0].strip() == "drive" for item in set_overrides or []
+    )
+    infinite: list[str] = []
     if scenario is None:
         pass
     elif isinstance(scenario, str | os.PathLike):
         scenario_path = scenario_file(scenario)
+        table = _driveless_file(scenario_path)
+        if table is not None:
+            # Its relative paths (a trace, a drive file) stay relative to the file's folder.
+            table, infinite = _without_infinities(table, "")
+            scenario_json = json.dumps(on_default_scenario(table, drive_set))
+            base_dir = str(Path(scenario_path).resolve().parent)
+            scenario_path = None
     elif isinstance(scenario, Mapping):
-        scenario_json = json.dumps(_plain(scenario, "", "scenario"))
+        plain = _plain(scenario, "", "scenario")
+        if isinstance(plain, dict) and "drive" not in plain:
+            plain = on_default_scenario(plain, drive_set)
+        scenario_json = json.dumps(plain)
     else:
         raise TypeError(
             "scenario must be None (the built-in default), a path to a TOML file (str or os.PathLike) "
             f"or a dict of scenario tables, not {type(scenario).__name__}"
         )
-    set_list = list(set_overrides or [])
+    set_list = [*infinite, *(set_overrides or [])]
     json_overrides = []
-    for key, value in dotted_overrides(overrides).items():
+    for key, value in dotted.items():
         if isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isinf(float(value)):
             # JSON has no infinity; TOML does (`inf` opens a thermal path, for example).
             set_list.append(f"{key}={'-' if float(value) < 0 else ''}inf")
         else:
             json_overrides.append((key, json.dumps(_plain(value, key, "override"))))
-    return scenario_path, scenario_json, os.getcwd(), set_list, json_overrides
+    return scenario_path, scenario_json, base_dir, set_list, json_overrides
+
+
+def on_default_scenario(table: Mapping[str, Any], drive_set: bool = False) -> dict[str, Any]:
+    """`table` (a scenario without `drive`) layered on the built-in default scenario, tables
+    merged key by key as the core merges a scenario on its preset; without the default's [flash]
+    shrink when `drive_set` (an override names another drive)."""
+    merged = tomllib.loads(_core.default_scenario())
+    if drive_set:
+        merged.pop("flash", None)
+    _merge(merged, table)
+    return merged
+
+
+def _merge(base: dict[str, Any], overlay: Mapping[str, Any]) -> None:
+    for key, value in overlay.items():
+        if isinstance(value, Mapping) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+
+
+def _driveless_file(path: str) -> dict[str, Any] | None:
+    """The table of the TOML file at `path` when it names no `drive`; None when it names one, or
+    when it is no valid TOML (the core then reads it and names the error)."""
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return None if "drive" in table else table
+
+
+def _without_infinities(table: Mapping[str, Any], prefix: str) -> tuple[dict[str, Any], list[str]]:
+    """`table` without its infinite numbers (JSON has none) and those as `key=inf` overrides."""
+    kept: dict[str, Any] = {}
+    infinite: list[str] = []
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping):
+            kept[name], inner = _without_infinities(value, f"{key}.")
+            infinite.extend(inner)
+        elif isinstance(value, float) and math.isinf(value):
+            infinite.append(f"{key}={'-' if value < 0 else ''}inf")
+        else:
+            kept[name] = value
+    return kept, infinite
 
 
 def scenario_file(scenario: str | os.PathLike[str]) -> str:

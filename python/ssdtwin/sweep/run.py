@@ -1,7 +1,6 @@
-"""Where sweep points run (`ssdtwin.sweep`): what a worker gets and sends back, the function it
-runs, and the two backends, a local process pool and a Dask cluster. Both start a drive's points
-only once the task that preconditions the drive into its snapshot has finished
-(`ssdtwin._sweep_drives`)."""
+"""Where sweep points run: the two backends, a local process pool and a Dask cluster, each running
+the worker functions of `ssdtwin.sweep.tasks`. Both start a drive's points only once the task that
+preconditions the drive into its snapshot has finished (`ssdtwin.sweep.drives`)."""
 
 from __future__ import annotations
 
@@ -11,66 +10,20 @@ import multiprocessing
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from ssdtwin import _core, _sweep_drives
-from ssdtwin._core import SimulationError
+from ssdtwin.sweep.drives import DrivePlan
+from ssdtwin.sweep.tasks import (
+    DriveOutcome,
+    DriveTask,
+    PointOutcome,
+    PointTask,
+    precondition_drive,
+    run_point,
+)
 
 
-@dataclass(frozen=True)
-class PointTask:
-    """What a worker needs to simulate one point (plain data, cheap to pickle)."""
-
-    point_id: str
-    scenario_path: str | None
-    scenario_json: str | None
-    base_dir: str
-    json_overrides: list[tuple[str, str]]
-    snapshot: str | None = None
-    """The drive snapshot the point starts from, or None to precondition it."""
-    drive: str | None = None
-    """The drive whose snapshot this sweep makes first (the point waits for it), or None."""
-
-
-@dataclass(frozen=True)
-class PointOutcome:
-    """What a worker sends back: the report as JSON text, or the error."""
-
-    point_id: str
-    report_json: str | None
-    error: str | None
-
-
-def run_point(task: PointTask, made: _sweep_drives.DriveOutcome | None = None) -> PointOutcome:
-    """Simulates one point (in a worker process), from `task.snapshot` if it has one; `made` is
-    the outcome of preconditioning that snapshot when this sweep made it. Errors become the
-    outcome, never an exception, so one failing point does not stop the others."""
-    if made is not None and made.error is not None:
-        return PointOutcome(task.point_id, None, made.error)
-    try:
-        report = _core.run(
-            task.scenario_path,
-            task.scenario_json,
-            task.base_dir,
-            [],
-            task.json_overrides,
-            None,
-            task.snapshot,
-        )
-    except SimulationError as error:
-        return PointOutcome(task.point_id, None, f"SimulationError: {error}")
-    except Exception as error:  # a worker reports every failure of its point instead of dying
-        return PointOutcome(task.point_id, None, f"{type(error).__name__}: {error}")
-    return PointOutcome(task.point_id, report, None)
-
-
-# --------------------------------------------------------------------------------- backends
-
-
-def run_local(
-    drives: _sweep_drives.DrivePlan, workers: int | None, _scheduler: str | None
-) -> Iterator[PointOutcome]:
+def run_local(drives: DrivePlan, workers: int | None, _scheduler: str | None) -> Iterator[PointOutcome]:
     """A process pool, its workers started (and the drives to precondition and the points that
     need none queued) before this returns, so on Linux they are forked before the progress bar
     starts its thread. A drive's points are queued when its snapshot is written. Forked workers
@@ -83,10 +36,10 @@ def run_local(
         max_workers=count, mp_context=multiprocessing.get_context(method)
     )
     waiting: dict[str, list[PointTask]] = {}
-    futures: dict[concurrent.futures.Future[Any], PointTask | _sweep_drives.DriveTask] = {}
+    futures: dict[concurrent.futures.Future[Any], PointTask | DriveTask] = {}
     try:
         for drive in drives.preconditions:
-            futures[pool.submit(_sweep_drives.precondition_drive, drive)] = drive
+            futures[pool.submit(precondition_drive, drive)] = drive
         for task in drives.tasks:
             if task.drive is not None:
                 waiting.setdefault(task.drive, []).append(task)
@@ -100,7 +53,7 @@ def run_local(
 
 def _local_outcomes(
     pool: concurrent.futures.ProcessPoolExecutor,
-    futures: dict[concurrent.futures.Future[Any], PointTask | _sweep_drives.DriveTask],
+    futures: dict[concurrent.futures.Future[Any], PointTask | DriveTask],
     waiting: dict[str, list[PointTask]],
 ) -> Iterator[PointOutcome]:
     try:
@@ -112,8 +65,8 @@ def _local_outcomes(
                     outcome = future.result()
                 except concurrent.futures.process.BrokenProcessPool as error:
                     outcome = f"worker process died: {error}"
-                if isinstance(job, _sweep_drives.DriveTask):
-                    made = outcome if isinstance(outcome, _sweep_drives.DriveOutcome) else None
+                if isinstance(job, DriveTask):
+                    made = outcome if isinstance(outcome, DriveOutcome) else None
                     for task in waiting.pop(job.drive, []):
                         if made is None:
                             yield PointOutcome(task.point_id, None, str(outcome))
@@ -132,9 +85,7 @@ def _local_outcomes(
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def run_dask(
-    drives: _sweep_drives.DrivePlan, workers: int | None, scheduler: str | None
-) -> Iterator[PointOutcome]:
+def run_dask(drives: DrivePlan, workers: int | None, scheduler: str | None) -> Iterator[PointOutcome]:
     """The Dask cluster at `scheduler`, or a local cluster of `workers` single-threaded processes
     (spawned by Dask: a script that uses it needs the `if __name__ == "__main__"` guard). A drive's
     points depend on the task that preconditions it, so Dask starts them when its snapshot is
@@ -161,7 +112,7 @@ def run_dask(
         client = Client(scheduler)
     try:
         made = {
-            drive.drive: client.submit(_sweep_drives.precondition_drive, drive, pure=False)
+            drive.drive: client.submit(precondition_drive, drive, pure=False)
             for drive in drives.preconditions
         }
         futures = [

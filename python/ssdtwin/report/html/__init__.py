@@ -10,6 +10,9 @@ A page inlines everything it needs (styles, scripts, images) and its Content-Sec
 forbids any network request: it opens from disk, offline, in any browser. Plots are Plotly
 figures (zoom, pan, hover), with a matplotlib PNG of each inside `<noscript>` for a browser with
 scripts off. plotly and matplotlib are imported only when a page is made.
+
+The pages are made of the report dict: this package does not import the `Report` class (whose
+`to_html` calls it), and takes a `Report` by what it offers, `to_dict()` and `timeseries`.
 """
 
 from __future__ import annotations
@@ -21,12 +24,12 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ssdtwin import _atomic
-from ssdtwin.html._many import POINT_PAGES
-from ssdtwin.html._many import compare_page as _compare_page
-from ssdtwin.html._many import sweep_page as _sweep_page
-from ssdtwin.html._run import run_page as _run_page
-from ssdtwin.report import Report
+from ssdtwin._util import atomic
+from ssdtwin.report.fields import split_timeseries, timeseries_frame
+from ssdtwin.report.html._compare import compare_page as _compare_page
+from ssdtwin.report.html._run import run_page as _run_page
+from ssdtwin.report.html._sweep import POINT_PAGES
+from ssdtwin.report.html._sweep import sweep_page as _sweep_page
 
 if TYPE_CHECKING:
     import pandas
@@ -34,7 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["POINT_PAGES", "compare_page", "iframe", "run_page", "sweep_page", "write"]
 
 PathLike: TypeAlias = str | os.PathLike[str]
-ReportLike: TypeAlias = Report | Mapping[str, Any] | PathLike
+ReportLike: TypeAlias = Any
 """A report: a `Report`, its dict, or the path of a JSON report (`ssdtwin run --json`)."""
 
 
@@ -51,7 +54,7 @@ def run_page(
     has none). `interactive=False` makes a page of PNG images with no script at all;
     `static_fallback=False` leaves out the `<noscript>` images of an interactive page."""
     data, own_series = _report(report)
-    frame = _timeseries(timeseries) if timeseries is not None else own_series
+    frame = _read_timeseries(timeseries) if timeseries is not None else own_series
     return _run_page(data, frame, title=title, interactive=interactive, static_fallback=static_fallback)
 
 
@@ -92,7 +95,7 @@ def sweep_page(
 
 def write(text: str, output: PathLike) -> Path:
     """Writes a page's text to `output` (creating its folder) and returns the path."""
-    return _atomic.write_text(output, text)
+    return atomic.write_text(output, text)
 
 
 def iframe(page: str, height: int = 900) -> str:
@@ -106,22 +109,28 @@ def iframe(page: str, height: int = 900) -> str:
 
 def _report(report: ReportLike) -> tuple[Mapping[str, Any], pandas.DataFrame | None]:
     """The report's dict and its own time series (None when it has none)."""
-    if isinstance(report, Report):
-        frame = report.timeseries
-        return report.to_dict(), (frame if not frame.empty else None)
     if isinstance(report, Mapping):
         if "timeseries" in report:
-            wrapped = Report(report)
-            frame = wrapped.timeseries
-            return wrapped.to_dict(), (frame if not frame.empty else None)
+            fields, columns = split_timeseries(report)
+            return fields, _frame(columns)
         return report, None
     if isinstance(report, str | os.PathLike):
         path = Path(report)
         return json.loads(path.read_text(encoding="utf-8")), None
+    to_dict = getattr(report, "to_dict", None)
+    frame = getattr(report, "timeseries", None)
+    if callable(to_dict) and hasattr(frame, "empty"):  # a `Report`
+        return to_dict(), (frame if not frame.empty else None)
     raise TypeError(f"a report is a Report, a dict or a JSON file path, not {type(report).__name__}")
 
 
-def _timeseries(timeseries: pandas.DataFrame | PathLike) -> pandas.DataFrame:
+def _frame(columns: Mapping[str, list[float]]) -> pandas.DataFrame | None:
+    """The time series' columns as a DataFrame (as `Report.timeseries`), None when empty."""
+    frame = timeseries_frame(columns)
+    return frame if not frame.empty else None
+
+
+def _read_timeseries(timeseries: pandas.DataFrame | PathLike) -> pandas.DataFrame:
     import pandas
 
     frame = timeseries if isinstance(timeseries, pandas.DataFrame) else pandas.read_parquet(timeseries)

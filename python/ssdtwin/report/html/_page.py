@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from ssdtwin.html import _static
-from ssdtwin.html._figures import Figure, to_plotly
+from ssdtwin.report.figure import Figure
+from ssdtwin.report.html._plotly import to_plotly
+from ssdtwin.report.plots import png as _static
 
 CSP = (
     "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
@@ -392,3 +393,9 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
 def generic_block(data: Mapping[str, Any]) -> str:
     """A block of the report whose fields this page does not know: every leaf by its key."""
     return key_values(flatten(data))
+
+
+def subtable(data: Mapping[str, Any], name: str) -> Mapping[str, Any]:
+    """The table `name` of `data` (a report or scenario dict), or {} when it has none."""
+    value = data.get(name) if isinstance(data, Mapping) else None
+    return value if isinstance(value, Mapping) else {}

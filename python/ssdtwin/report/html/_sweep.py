@@ -1,5 +1,5 @@
-"""Pages of several runs: a comparison of reports, and a sweep's results directory with a page
-per point."""
+"""The page of a sweep's results directory (its table, its figures against the first swept key,
+every point's latency CDF) and a page per point."""
 
 from __future__ import annotations
 
@@ -9,40 +9,14 @@ from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdtwin import _atomic
-from ssdtwin.html._figures import PALETTE, Figure, Line, Panel, log_ticks
-from ssdtwin.html._page import Page, cell, fmt, table
-from ssdtwin.html._run import OPS, config_text, latency_figure, run_page, scenario_brief
-from ssdtwin.report import lookup
+from ssdtwin._util import atomic
+from ssdtwin.report.figure import PALETTE, Figure, Line, Panel, log_ticks
+from ssdtwin.report.html._compare import HEADLINE
+from ssdtwin.report.html._page import Page, cell, fmt, table
+from ssdtwin.report.html._run import OPS, latency_figure, run_page
 
 if TYPE_CHECKING:
     import pandas
-
-HEADLINE = (
-    # (label, dotted report field, format)
-    ("IOPS", "iops", "{:,.0f}"),
-    ("bandwidth [MiB/s]", "bandwidth_mib_s", "{:,.1f}"),
-    ("host I/Os", "host_ios", "{:,}"),
-    ("simulated time [s]", "simulated_time_s", "{:.6g}"),
-    ("WAF", "waf", "{:.3f}"),
-    ("die utilisation", "queues.die_utilization", "{:.1%}"),
-    ("latency mean [µs]", "latency_us.all.mean", "{:,.1f}"),
-    ("latency p50 [µs]", "latency_us.all.p50", "{:,.1f}"),
-    ("latency p99 [µs]", "latency_us.all.p99", "{:,.1f}"),
-    ("latency p99.99 [µs]", "latency_us.all.p99_99", "{:,.1f}"),
-    ("latency p99.999 [µs]", "latency_us.all.p99_999", "{:,.1f}"),
-    ("latency max [µs]", "latency_us.all.max", "{:,.1f}"),
-    ("read p99 [µs]", "latency_us.read.p99", "{:,.1f}"),
-    ("read p99.99 [µs]", "latency_us.read.p99_99", "{:,.1f}"),
-    ("write p99 [µs]", "latency_us.write.p99", "{:,.1f}"),
-    ("write p99.99 [µs]", "latency_us.write.p99_99", "{:,.1f}"),
-    ("power average [W]", "power_w.total_avg", "{:.3f}"),
-    ("power peak [W]", "power_w.total_peak", "{:.3f}"),
-    ("energy [J]", "energy_j.total", "{:.4g}"),
-    ("composite max [°C]", "thermal.composite_max_c", "{:.1f}"),
-    ("time throttled [s]", "throttle.time_s", "{:.6g}"),
-)
-"""The figures compared across runs and listed in a sweep's table (those a report has)."""
 
 SWEEP_METRICS = (
     # (panel label, [(column, line name)], log y)
@@ -63,99 +37,7 @@ SWEEP_METRICS = (
 )
 """The panels of a sweep's plot against its first swept key."""
 
-FIXED_COLUMNS = ("point_id", "seed", "status", "error")
 POINT_PAGES = ("static", "interactive", "none")
-
-
-# --------------------------------------------------------------------------------- comparison
-
-
-def compare_page(reports: Sequence[tuple[str, Mapping[str, Any]]], *, title: str | None = None) -> str:
-    """Several runs side by side: headline figures, the scenario keys that differ, and each op's
-    latency CDFs on one plot."""
-    labels = [label for label, _ in reports]
-    page = Page(title or f"ssdtwin: {len(reports)} runs compared")
-    page.add("runs", "Headline figures", _headline_table(reports))
-    page.add("differences", "Scenario differences", _differences(reports))
-    figures = []
-    for op in OPS:
-        curves = [
-            (label, report["latency_cdf"][op])
-            for label, report in reports
-            if isinstance(report.get("latency_cdf"), Mapping)
-            and isinstance(report["latency_cdf"].get(op), Mapping)
-        ]
-        figures.append(
-            page.figure(latency_figure(curves, op, f"latency-{op}", f"{op} latency (log tail axis)"))
-        )
-    page.add("latency", "Latency", "".join(figures) or '<p class="note">No latency CDF in these reports.</p>')
-    details = []
-    for label, report in reports:
-        config = report.get("config") if isinstance(report.get("config"), Mapping) else {}
-        brief = "".join(
-            f"<dt>{escape(name)}</dt><dd>{escape(text)}</dd>" for name, text in scenario_brief(config)
-        )
-        details.append(
-            f"<details><summary>{escape(label)}</summary><dl class='brief'>{brief}</dl>"
-            f"<pre>{escape(config_text(config))}</pre></details>"
-        )
-    page.add("scenarios", "Scenarios", "".join(details))
-    versions = sorted({str(report.get("ssdtwin_version", "")) for _, report in reports})
-    subtitle = escape(", ".join(labels))
-    return page.render(subtitle=subtitle, version=", ".join(versions))
-
-
-def _headline_table(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
-    header = ["", *(label for label, _ in reports)]
-    rows = [
-        ["<td>drive</td>", *(cell(lookup(report, "config.drive")) for _, report in reports)],
-        ["<td>seed</td>", *(cell(report.get("seed")) for _, report in reports)],
-    ]
-    for label, path, spec in HEADLINE:
-        values = [lookup(report, path) for _, report in reports]
-        if all(value is None for value in values):
-            continue
-        rows.append([f"<td>{escape(label)}</td>", *(cell(value, spec) for value in values)])
-    return f'<div class="scroll">{table(header, rows)}</div>'
-
-
-def _differences(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
-    flats = []
-    for _, report in reports:
-        config = report.get("config") if isinstance(report.get("config"), Mapping) else {}
-        flats.append(dict(_flat(config)))
-    keys: list[str] = []
-    for flat in flats:
-        keys.extend(key for key in flat if key not in keys)
-    differing = [key for key in keys if len({repr(flat.get(key)) for flat in flats}) > 1]
-    if not differing:
-        return '<p class="note">The runs have the same resolved scenario (seeds included).</p>'
-    header = ["key", *(label for label, _ in reports)]
-    rows = [
-        [f"<td><code>{escape(key)}</code></td>", *(cell(_short(flat.get(key))) for flat in flats)]
-        for key in differing
-    ]
-    return f'<div class="scroll">{table(header, rows)}</div>'
-
-
-def _flat(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
-    pairs: list[tuple[str, Any]] = []
-    for name, value in data.items():
-        if isinstance(value, Mapping):
-            pairs.extend(_flat(value, f"{prefix}{name}."))
-        else:
-            pairs.append((f"{prefix}{name}", value))
-    return pairs
-
-
-def _short(value: Any) -> Any:
-    if isinstance(value, list):
-        text = ", ".join(str(item) for item in value)
-        return text if len(text) < 80 else text[:77] + "..."
-    return value
-
-
-# --------------------------------------------------------------------------------- sweep
 
 
 def sweep_page(
@@ -169,7 +51,7 @@ def sweep_page(
     "none", a page per finished point into `<output stem>_points/` beside it ("static": PNG
     plots and no script, a few hundred KB each; "interactive": Plotly, about 5 MB each). Returns
     the paths written, the sweep page first."""
-    from ssdtwin.store import ResultsStore, load
+    from ssdtwin.sweep.store import ResultsStore, load, swept_columns
 
     if point_pages not in POINT_PAGES:
         raise ValueError(f"point_pages must be one of {', '.join(POINT_PAGES)}, not {point_pages!r}")
@@ -179,7 +61,9 @@ def sweep_page(
     output = Path(output)
     output.parent.mkdir(parents=True, exist_ok=True)
     points_folder = output.parent / f"{output.stem}_points"
-    swept = _swept_columns(results)
+    swept = swept_columns(results)
+    if not swept or ("seed" in results.columns and results["seed"].nunique() > 1):
+        swept.append("seed")
     written: list[Path] = []
     links: dict[str, str] = {}
     reports: dict[str, Mapping[str, Any]] = {}
@@ -187,7 +71,7 @@ def sweep_page(
         if row.get("status") != "ok":
             continue
         point_id = str(row["point_id"])
-        report = store.read_report(point_id).to_dict()
+        report = store.read_report(point_id)
         reports[point_id] = report
         if point_pages == "none":
             continue
@@ -200,12 +84,12 @@ def sweep_page(
             interactive=point_pages == "interactive",
             back_link=(f"sweep {source.name}", os.path.relpath(output, path.parent)),
         )
-        _atomic.write_text(path, html)
+        atomic.write_text(path, html)
         written.append(path)
         links[point_id] = os.path.relpath(path, output.parent).replace(os.sep, "/")
     sweep_text = store.sweep_path.read_text(encoding="utf-8") if store.sweep_path.exists() else ""
     html = _sweep_html(source, results, swept, reports, links, sweep_text, title)
-    _atomic.write_text(output, html)
+    atomic.write_text(output, html)
     return [output, *written]
 
 
@@ -255,16 +139,6 @@ def _sweep_html(
     if links:
         subtitle += " &middot; each point's page is linked from the table and from the plots"
     return page.render(subtitle=subtitle, version=", ".join(versions))
-
-
-def _swept_columns(results: pandas.DataFrame) -> list[str]:
-    """The swept keys: the columns before the report's own, less point_id, seed, status, error."""
-    columns = list(results.columns)
-    end = columns.index("ssdtwin_version") if "ssdtwin_version" in columns else len(columns)
-    swept = [column for column in columns[:end] if column not in FIXED_COLUMNS]
-    if not swept or ("seed" in results.columns and results["seed"].nunique() > 1):
-        swept.append("seed")
-    return swept
 
 
 def _point_label(row: Mapping[str, Any], swept: Sequence[str]) -> str:

@@ -21,39 +21,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ssdtwin import _core
-from ssdtwin._core import SimulationError
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from ssdtwin.store import ResultsStore
-    from ssdtwin.sweep import PointTask
+from ssdtwin.sweep.store import ResultsStore
+from ssdtwin.sweep.tasks import DriveTask, PointTask
 
 DRIVE_HASH_LENGTH = 16
 """Hex digits of a drive's name (a SHA-256 of its keys)."""
-
-
-@dataclass(frozen=True)
-class DriveTask:
-    """What a worker needs to precondition one drive and save it (plain data, cheap to pickle)."""
-
-    drive: str
-    snapshot: str
-    point: PointTask
-    """One point of the drive: any of them preconditions the same state."""
-
-
-@dataclass(frozen=True)
-class DriveOutcome:
-    """What a worker sends back after preconditioning: the error, or None when the file is
-    written."""
-
-    drive: str
-    error: str | None
 
 
 @dataclass
@@ -70,7 +47,9 @@ class DrivePlan:
 
 def drive_name(task: PointTask) -> tuple[str, dict[str, Any]]:
     """The drive of a point: a hash of the keys that shape it, and the keys."""
-    text = _core.drive_keys(task.scenario_path, task.scenario_json, task.base_dir, [], task.json_overrides)
+    text = _core.drive_keys(
+        task.scenario_path, task.scenario_json, task.base_dir, task.set_overrides, task.json_overrides
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:DRIVE_HASH_LENGTH], json.loads(text)
 
 
@@ -119,21 +98,6 @@ def plan(
     return DrivePlan(tasks, preconditions, record, snapshots)
 
 
-def precondition_drive(task: DriveTask) -> DriveOutcome:
-    """Preconditions one drive and writes its snapshot (in a worker process)."""
-    point = task.point
-    try:
-        _core.run(
-            point.scenario_path, point.scenario_json, point.base_dir, [], point.json_overrides, None, None,
-            task.snapshot,
-        )  # fmt: skip
-    except SimulationError as error:
-        return DriveOutcome(task.drive, f"preconditioning the drive failed: SimulationError: {error}")
-    except Exception as error:  # reported on each of the drive's points instead of killing the worker
-        return DriveOutcome(task.drive, f"preconditioning the drive failed: {type(error).__name__}: {error}")
-    return DriveOutcome(task.drive, None)
-
-
 def remove_finished(store: ResultsStore, snapshots: dict[str, list[str]]) -> None:
     """Deletes the snapshots whose points all have their report (a failed or pending point keeps
     its snapshot for `--resume`)."""
@@ -145,8 +109,6 @@ def remove_finished(store: ResultsStore, snapshots: dict[str, list[str]]) -> Non
 
 def describe(directory: str | os.PathLike[str]) -> str:
     """One line on the drives of a sweep's directory, from its `drives.json`."""
-    from ssdtwin.store import ResultsStore
-
     store = ResultsStore(directory)
     record = store.read_drives()
     points = sum(len(drive["points"]) for drive in record.values())

@@ -6,9 +6,9 @@
     DIR/results.parquet          one row per point, rebuilt from the two folders above
     DIR/drives.json              each distinct drive: its keys, points, times preconditioned
     DIR/snapshots/<drive>.snap   a drive shared by several points, preconditioned once (deleted
-                                 when all its points have their report; `ssdtwin._sweep_drives`)
+                                 when all its points have their report; `ssdtwin.sweep.drives`)
 
-Each file is written atomically (`ssdtwin._atomic`: a temporary file in the same folder, then
+Each file is written atomically (`ssdtwin._util.atomic`: a temporary file in the same folder, then
 `os.replace`), so a sweep killed at any moment, even by SIGKILL, leaves only whole files behind: a
 point either has its complete report or is run again by `--resume`, which also removes the
 temporary files a killed writer left (and a half-written snapshot, `<drive>.snap.partial`). The
@@ -28,8 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ssdtwin import _atomic
-from ssdtwin.report import Report
+from ssdtwin._util import atomic
 
 if TYPE_CHECKING:
     import pandas
@@ -41,6 +40,12 @@ ERRORS_FOLDER = "errors"
 SNAPSHOTS_FOLDER = "snapshots"
 DRIVES_FILE = "drives.json"
 PARTIAL_SNAPSHOT_SUFFIX = ".snap.partial"
+
+FIXED_COLUMNS = ("point_id", "seed", "status", "error")
+"""The columns of a results table before the report's fields that are not swept keys."""
+
+Scalar = bool | int | float | str | None
+"""A cell of the results table."""
 
 STATUS_OK = "ok"
 STATUS_FAILED = "failed"
@@ -75,7 +80,7 @@ class ResultsStore:
         killed run left unfinished (their points have no report and run again)."""
         for folder in (self.directory, self.reports, self.errors):
             folder.mkdir(parents=True, exist_ok=True)
-            _atomic.remove_stale(folder)
+            atomic.remove_stale(folder)
         if self.snapshots.is_dir():
             for partial in self.snapshots.glob(f"*{PARTIAL_SNAPSHOT_SUFFIX}"):
                 partial.unlink(missing_ok=True)
@@ -106,7 +111,7 @@ class ResultsStore:
         return dict(json.loads(self.drives_path.read_text(encoding="utf-8")))
 
     def write_drives(self, record: Mapping[str, Any]) -> None:
-        _atomic.write_text(self.drives_path, json.dumps(record, indent=1, sort_keys=True))
+        atomic.write_text(self.drives_path, json.dumps(record, indent=1, sort_keys=True))
 
     def finished(self) -> set[str]:
         """Ids of the points whose report is written (failed points are not finished)."""
@@ -116,17 +121,20 @@ class ResultsStore:
 
     def write_report(self, point_id: str, report_json: str) -> None:
         """Stores a finished point's report and forgets an error it had in an earlier attempt."""
-        _atomic.write_text(self.report_path(point_id), report_json)
+        atomic.write_text(self.report_path(point_id), report_json)
         self.error_path(point_id).unlink(missing_ok=True)
 
     def write_error(self, point_id: str, error: str) -> None:
-        _atomic.write_text(self.error_path(point_id), json.dumps({"point_id": point_id, "error": error}))
+        atomic.write_text(self.error_path(point_id), json.dumps({"point_id": point_id, "error": error}))
 
     def write_sweep_file(self, text: str) -> None:
-        _atomic.write_text(self.sweep_path, text)
+        atomic.write_text(self.sweep_path, text)
 
-    def read_report(self, point_id: str) -> Report:
-        return Report.from_json(self.report_path(point_id).read_text(encoding="utf-8"))
+    def read_report(self, point_id: str) -> dict[str, Any]:
+        """A finished point's report dict (its fields, without the time series)."""
+        data = json.loads(self.report_path(point_id).read_text(encoding="utf-8"))
+        data.pop("timeseries", None)
+        return dict(data)
 
     def build_table(self, points: Sequence[StoredPoint]) -> pandas.DataFrame:
         """The results table of `points`, in their order, from the per-point files."""
@@ -145,8 +153,8 @@ class ResultsStore:
             error_path = self.error_path(point.point_id)
             if report_path.exists():
                 row.update(status=STATUS_OK, error=None)
-                report = Report.from_json(report_path.read_text(encoding="utf-8"))
-                row.update((key, value) for key, value in report.flat().items() if key != "seed")
+                report = json.loads(report_path.read_text(encoding="utf-8"))
+                row.update((key, value) for key, value in report_row(report).items() if key != "seed")
             elif error_path.exists():
                 row.update(status=STATUS_FAILED, error=json.loads(error_path.read_text("utf-8"))["error"])
             else:
@@ -157,7 +165,7 @@ class ResultsStore:
 
     def write_table(self, table: pandas.DataFrame) -> None:
         """Writes the results table atomically."""
-        with _atomic.replacing(self.table_path) as temporary:
+        with atomic.replacing(self.table_path) as temporary:
             table.to_parquet(temporary, index=False)
 
 
@@ -186,6 +194,34 @@ def load(directory: str | os.PathLike[str]) -> pandas.DataFrame:
             str(store.table_path),
         )
     return pandas.read_parquet(store.table_path)
+
+
+def report_row(report: Mapping[str, Any]) -> dict[str, Scalar]:
+    """Every scalar field of a report dict keyed by its dotted path (`"latency_us.read.p99_99"`),
+    without the `config` table (and the time series): one row of the results table, and
+    `Report.flat()`."""
+    row: dict[str, Scalar] = {}
+    _flatten(report, "", row, skip={"config", "timeseries"})
+    return row
+
+
+def _flatten(table: Mapping[str, Any], prefix: str, into: dict[str, Scalar], skip: set[str]) -> None:
+    for name, value in table.items():
+        key = f"{prefix}{name}"
+        if key in skip:
+            continue
+        if isinstance(value, Mapping):
+            _flatten(value, f"{key}.", into, skip)
+        elif value is None or isinstance(value, bool | int | float | str):
+            into[key] = value
+
+
+def swept_columns(table: pandas.DataFrame) -> list[str]:
+    """The swept keys of a results table: its columns before the report's fields
+    (`ssdtwin_version` on), less `point_id`, `seed`, `status` and `error`."""
+    columns = list(table.columns)
+    end = columns.index("ssdtwin_version") if "ssdtwin_version" in columns else len(columns)
+    return [column for column in columns[:end] if column not in FIXED_COLUMNS]
 
 
 def _cell(value: Any) -> Any:

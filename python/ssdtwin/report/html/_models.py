@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from html import escape
 from typing import Any
 
-from ssdtwin.html._page import cell, fmt, generic_block, table
-from ssdtwin.report import lookup
+from ssdtwin.report.fields import lookup
+from ssdtwin.report.html._page import cell, fmt, generic_block, table
 
 MAX_LBAS_SHOWN = 100
 """The report lists at most the first 100 uncorrectable LBAs (and each power cut's lost LBAs

@@ -4,6 +4,10 @@ The report's fields are declared once, in the Rust core (`sim/report.rs` and its
 `metrics/` and `power/`); this class does not list them again. It wraps the nested report dict
 and exposes its top-level fields as attributes, so fields the core adds later appear here
 without a change.
+
+Its renderings live beside it and take the report dict, never this class: `to_html` calls
+`ssdtwin.report.html`, which imports only `ssdtwin.report.fields`, so the dependency points one
+way (this module -> html -> fields).
 """
 
 from __future__ import annotations
@@ -14,60 +18,11 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ssdtwin.report.fields import split_timeseries, timeseries_frame
+from ssdtwin.sweep.store import Scalar, report_row
+
 if TYPE_CHECKING:
     import pandas
-
-Scalar = bool | int | float | str | None
-
-TIMESERIES_COLUMNS = (
-    "time_s",
-    "iops",
-    "bandwidth_mib_s",
-    "power_w.nand",
-    "power_w.io_bus",
-    "power_w.controller",
-    "power_w.dram",
-    "power_w.other",
-    "power_w.total",
-)
-"""Columns of `Report.timeseries` always present: interval start [s], host commands per second,
-MiB/s, and the average power of each component over the interval [W] (`power.sample_interval` sets
-the interval). With the thermal model on, the core adds `temp_c.<node>` (°C at the interval's end,
-one column per node of the drive's network) and `throttle_state` (0 off, 1 light, 2 heavy); with
-the reliability model on, `reliability.rber_mean` (mean RBER of the interval's flash reads)."""
-
-
-WALL_CLOCK_FIELDS = (
-    "wall_time_s",
-    "simulator.precondition_wall_s",
-    "simulator.run_wall_s",
-    "simulator.ios_per_wall_s",
-    "simulator.end_to_end_ios_per_wall_s",
-)
-"""Report fields that measure the host computer, not the drive: the only fields two runs of the
-same seed and config may differ in."""
-
-
-def lookup(data: Mapping[str, Any], path: str) -> Any:
-    """The field of the report dict `data` at dotted `path`, or None when it has no such field."""
-    value: Any = data
-    for part in path.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
-def without_wall_clock(data: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of the report dict `data` without the `WALL_CLOCK_FIELDS`."""
-    copied = copy.deepcopy(dict(data))
-    for path in WALL_CLOCK_FIELDS:
-        *parents, name = path.split(".")
-        table = copied
-        for parent in parents:
-            table = table.get(parent, {})
-        table.pop(name, None)
-    return copied
 
 
 class Report:
@@ -80,16 +35,8 @@ class Report:
     def __init__(self, data: Mapping[str, Any]) -> None:
         if not isinstance(data, Mapping):
             raise TypeError(f"a Report is built from the report dict, not {type(data).__name__}")
-        self._data: dict[str, Any] = copy.deepcopy(dict(data))
         # The core sends the time series' columns under "timeseries"; they are not a report field.
-        columns = self._data.pop("timeseries", None) or {}
-        self._timeseries: dict[str, list[float]] = {
-            name: list(columns.get(name, [])) for name in TIMESERIES_COLUMNS
-        }
-        # Columns the core adds (the thermal model's), in the core's order.
-        for name, values in columns.items():
-            if name not in self._timeseries:
-                self._timeseries[name] = list(values)
+        self._data, self._timeseries = split_timeseries(data)
 
     @classmethod
     def from_json(cls, text: str) -> Report:
@@ -151,11 +98,7 @@ class Report:
         interval, with the columns of `TIMESERIES_COLUMNS` (empty when sampling or power is off),
         plus `temp_c.<node>` and `throttle_state` when the thermal model is on.
         Not part of `to_dict()`/`to_json()`; `ssdtwin run --timeseries FILE.parquet` writes it."""
-        import pandas  # deferred: pandas takes a while to import and most uses never need it
-
-        return pandas.DataFrame(
-            {name: pandas.Series(values, dtype="float64") for name, values in self._timeseries.items()}
-        )
+        return timeseries_frame(self._timeseries)
 
     def to_dict(self) -> dict[str, Any]:
         """The report as a nested dict (a copy: changing it does not change the report)."""
@@ -177,9 +120,15 @@ class Report:
         CDFs, the time series, counters; docs/html_report.md), written to `path` when given.
         `timeseries` replaces the report's own (e.g. the Parquet file of a report read from JSON);
         `interactive=False` makes a page of PNG plots with no script."""
-        from ssdtwin import html
+        from ssdtwin.report import html
 
-        text = html.run_page(self, timeseries, title=title, interactive=interactive)
+        frame = self.timeseries
+        text = html.run_page(
+            self._data,
+            timeseries if timeseries is not None else (frame if not frame.empty else None),
+            title=title,
+            interactive=interactive,
+        )
         if path is not None:
             html.write(text, path)
         return text
@@ -187,27 +136,16 @@ class Report:
     def _repr_html_(self) -> str:
         """The run's page in a notebook, inside an iframe (its styles and scripts kept apart),
         without the PNG copies of its plots (a notebook runs the page's scripts)."""
-        from ssdtwin import html
+        from ssdtwin.report import html
 
-        return html.iframe(html.run_page(self, static_fallback=False))
+        frame = self.timeseries
+        page = html.run_page(self._data, frame if not frame.empty else None, static_fallback=False)
+        return html.iframe(page)
 
     def flat(self) -> dict[str, Scalar]:
         """Every scalar field keyed by its dotted path (`"latency_us.read.p99_99"`), without the
         `config` table: one row of a sweep's results table."""
-        flat: dict[str, Scalar] = {}
-        _flatten(self._data, "", flat, skip={"config"})
-        return flat
-
-
-def _flatten(table: Mapping[str, Any], prefix: str, into: dict[str, Scalar], skip: set[str]) -> None:
-    for name, value in table.items():
-        key = f"{prefix}{name}"
-        if key in skip:
-            continue
-        if isinstance(value, Mapping):
-            _flatten(value, f"{key}.", into, skip)
-        elif value is None or isinstance(value, bool | int | float | str):
-            into[key] = value
+        return report_row(self._data)
 
 
 def _number(value: object) -> str:

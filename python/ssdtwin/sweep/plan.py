@@ -1,5 +1,4 @@
-"""Design-space sweeps (the README, "Sweeps"): a base scenario, axes over any scenario key, one
-simulation per point on a local process pool or a Dask cluster, results in a directory.
+"""A sweep file read, checked and expanded into its points (the README, "Sweeps").
 
     base = "scenario.toml"            # or an inline [base] table
     out = "results/qd_sweep"          # relative to the sweep file; --out overrides it
@@ -17,11 +16,6 @@ absent axis contributes one empty choice). Every point is resolved by the core's
 before anything runs, so a bad key or value stops the sweep up front with the point and key named.
 A point's id is its index and a hash of its fully resolved scenario: `--resume` skips points whose
 report is stored under the same id, and a change of base, axes or simulator defaults gives new ids.
-
-Points that share a drive start from one snapshot of it, preconditioned once
-(`ssdtwin._sweep_drives`). Workers simulate and return the report text; the process that runs the
-sweep writes every other file. The snapshots are written and read by the workers, so a Dask
-cluster spread over machines needs the output directory on a shared file system, or reuse off.
 """
 
 from __future__ import annotations
@@ -29,51 +23,26 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import logging
 import math
 import os
-import sys
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
-from ssdtwin import _core, _sweep_drives
-from ssdtwin._arguments import config_error, core_arguments, scenario_file
+from ssdtwin import _core
 from ssdtwin._core import ConfigError
-from ssdtwin._progress import sweep_progress
-from ssdtwin._sweep_run import PointTask, run_dask, run_local
-from ssdtwin.store import STATUS_FAILED, ResultsStore, StoredPoint
-
-if TYPE_CHECKING:
-    import pandas
+from ssdtwin._util.arguments import config_error, core_arguments, scenario_file
+from ssdtwin.sweep.tasks import PointTask
 
 SweepLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any]
 """A sweep file path, or a dict with the keys of a sweep file."""
 
-Backend: TypeAlias = Literal["local", "dask"]
-BACKENDS: tuple[str, ...] = ("local", "dask")
-
 SWEEP_KEYS = ("base", "out", "grid", "zip", "points", "seeds", "reuse_snapshots")
 """The keys a sweep file may have."""
 MAX_POINTS = 100_000
-_LOG = logging.getLogger("ssdtwin.sweep")
 """The most points one sweep may have: each is resolved by the core before anything runs."""
-
-
-class SweepFailures(RuntimeError):
-    """Some points of a finished sweep failed; `.results` is the table, `.failed` their number."""
-
-    def __init__(self, failed: int, total: int, results: pandas.DataFrame, directory: Path) -> None:
-        super().__init__(
-            f"{failed} of {total} sweep points failed; their errors are in the `error` column of "
-            f"{directory / 'results.parquet'}"
-        )
-        self.failed = failed
-        self.total = total
-        self.results = results
-        self.directory = directory
 
 
 @dataclass(frozen=True)
@@ -92,7 +61,7 @@ class SweepDefinition:
     points: list[dict[str, Any]] = field(default_factory=list)
     seeds: list[int] | None = None
     reuse_snapshots: bool = True
-    """Points that share a drive start from one snapshot of it (`ssdtwin._sweep_drives`)."""
+    """Points that share a drive start from one snapshot of it (`ssdtwin.sweep.drives`)."""
 
     def as_toml(self, version: str) -> dict[str, Any]:
         """The sweep as run, for `DIR/sweep.toml`."""
@@ -129,94 +98,6 @@ class Point:
     def describe(self) -> str:
         values = ", ".join(f"{key}={json.dumps(value)}" for key, value in self.overrides.items())
         return f"{values}, seed={self.seed}" if values else f"seed={self.seed}"
-
-
-def sweep(
-    sweep: SweepLike,
-    *,
-    backend: Backend = "local",
-    scheduler: str | None = None,
-    out: str | os.PathLike[str] | None = None,
-    resume: bool = False,
-    workers: int | None = None,
-    progress: bool | None = None,
-    reuse: bool | None = None,
-) -> pandas.DataFrame:
-    """Runs every point of a sweep and returns the results table (one row per point).
-
-    `sweep` is a sweep file or a dict of its keys. `backend="local"` runs points on a process
-    pool of `workers` processes (default: all cores); `backend="dask"` sends them to the Dask
-    scheduler at `scheduler` (e.g. "tcp://10.0.0.5:8786"), or to a local Dask cluster of
-    `workers` processes when no address is given. Results go to `out` (default: the sweep's own
-    `out`); an output directory that already holds a sweep is refused unless `resume=True`, which
-    runs only the points without a stored report. `progress` shows a progress bar on stderr
-    (default: when stdout and stderr are terminals). Points that share a drive (every key that
-    shapes the preconditioned state equal) start from one snapshot of it in `out/snapshots/`,
-    preconditioned once; `reuse=False` (or `reuse_snapshots = false` in the sweep, the default
-    for `reuse=None`) preconditions every point itself and writes no snapshot.
-
-    Raises `ConfigError` (naming the point and key) before anything runs if a point is invalid,
-    and `SweepFailures` (with `.results`) after the sweep if some points failed.
-    """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    if scheduler is not None and backend != "dask":
-        raise ValueError("a scheduler address needs backend='dask'")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be a positive integer, not {workers!r}")
-    if reuse is not None and not isinstance(reuse, bool):
-        raise TypeError(f"reuse must be True, False or None, not {reuse!r}")
-    definition = load_sweep(sweep)
-    directory = output_directory(definition, out)
-    points = expand(definition)
-
-    store = ResultsStore(directory)
-    if store.has_results() and not resume:
-        raise FileExistsError(
-            17,
-            "the output directory already holds a sweep: resume it (--resume) or choose another",
-            str(directory),
-        )
-    store.create()
-    store.write_sweep_file(_toml_text(definition.as_toml(_core.__version__)))
-    stored = [StoredPoint(point.point_id, point.overrides, point.seed) for point in points]
-
-    finished = store.finished() if resume else set()
-    todo = {point.point_id for point in points if point.point_id not in finished}
-    drives = _sweep_drives.plan(
-        store,
-        [_task(definition, point) for point in points],
-        todo,
-        definition.reuse_snapshots if reuse is None else reuse,
-        resume,
-    )
-    store.write_drives(drives.record)
-    _LOG.info(
-        "%d points to run on %d distinct drives; preconditioning %d snapshots",
-        len(todo),
-        len(drives.record),
-        len(drives.preconditions),
-    )
-    show = progress if progress is not None else sys.stdout.isatty() and sys.stderr.isatty()
-    try:
-        runner = run_dask if backend == "dask" else run_local
-        outcomes = runner(drives, workers, scheduler)
-        with sweep_progress(len(points), len(points) - len(todo), enabled=show) as advance:
-            for outcome in outcomes:
-                if outcome.report_json is not None:
-                    store.write_report(outcome.point_id, outcome.report_json)
-                else:
-                    store.write_error(outcome.point_id, outcome.error or "unknown error")
-                advance(outcome.report_json is None)
-    finally:
-        # Also on Ctrl-C: the table then shows the points not yet run as "pending".
-        results = store.build_table(stored)
-        store.write_table(results)
-        _sweep_drives.remove_finished(store, drives.snapshots)
-    failed = int((results["status"] == STATUS_FAILED).sum())
-    if failed:
-        raise SweepFailures(failed, len(points), results, directory)
-    return results
 
 
 def load_sweep(sweep: SweepLike) -> SweepDefinition:
@@ -375,11 +256,11 @@ def expand(definition: SweepDefinition) -> list[Point]:
 # --------------------------------------------------------------------------------- helpers
 
 
-def _task(definition: SweepDefinition, point: Point) -> PointTask:
-    scenario_path, scenario_json, _, _, json_overrides = _core_arguments(
+def point_task(definition: SweepDefinition, point: Point) -> PointTask:
+    scenario_path, scenario_json, base_dir, set_overrides, json_overrides = _core_arguments(
         definition, point.overrides, point.seed
     )
-    return PointTask(point.point_id, scenario_path, scenario_json, definition.base_dir, json_overrides)
+    return PointTask(point.point_id, scenario_path, scenario_json, base_dir, json_overrides, set_overrides)
 
 
 def _core_arguments(
@@ -389,9 +270,12 @@ def _core_arguments(
     values = dict(overrides)
     if seed is not None:
         values["seed"] = seed
-    scenario_path, scenario_json, _, set_overrides, json_overrides = core_arguments(base, values)
-    # Relative paths in an inline base (e.g. `drive = "my_drive.toml"`) are relative to the sweep.
-    return scenario_path, scenario_json, definition.base_dir, set_overrides, json_overrides
+    scenario_path, scenario_json, base_dir, set_overrides, json_overrides = core_arguments(base, values)
+    # Relative paths in an inline base (e.g. `drive = "my_drive.toml"`) are relative to the sweep;
+    # in a base file, to the file.
+    if definition.base_path is None:
+        base_dir = definition.base_dir
+    return scenario_path, scenario_json, base_dir, set_overrides, json_overrides
 
 
 def _resolve(definition: SweepDefinition, overrides: Mapping[str, Any]) -> dict[str, Any]:
@@ -428,15 +312,6 @@ def _flatten(table: Mapping[str, Any], prefix: str, where: str) -> dict[str, Any
 
 def _kind(value: object) -> str:
     return f"a {type(value).__name__} ({value!r})"
-
-
-def _toml_text(table: Mapping[str, Any]) -> str:
-    import tomli_w
-
-    return tomli_w.dumps(dict(table))
-
-
-describe_drives = _sweep_drives.describe
 
 
 def describe_points(points: Sequence[Point]) -> str:

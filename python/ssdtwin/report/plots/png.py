@@ -1,5 +1,6 @@
-"""The static rendering of a `Figure`: a matplotlib PNG, shown when scripts are off (inside
-`<noscript>`) and on the pages of a sweep's points, which carry no script."""
+"""The static rendering of a `Figure` (`ssdtwin.report.figure`): a matplotlib PNG, shown by the
+HTML pages when scripts are off (inside `<noscript>`) and on the pages of a sweep's points, which
+carry no script."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import base64
 import io
 from typing import Any
 
-from ssdtwin.html._figures import PALETTE, Figure, Heatmap, Line, _merge_spans
+from ssdtwin.report.figure import PALETTE, Figure, Heatmap, Line, merge_spans
 
 DPI = 80
 WIDTH_IN = 12.0
@@ -66,7 +67,7 @@ def png(figure: Figure) -> bytes:
         if sum(isinstance(trace, Line) for trace in panel.traces) > 1:
             axes.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     kinds: dict[tuple[str, str], list[tuple[float, float]]] = {}
-    for span in _merge_spans(figure.spans):
+    for span in merge_spans(figure.spans):
         kinds.setdefault((span.label, span.color), []).append((span.x0, span.x1 - span.x0))
     for (label, colour), ranges in kinds.items():
         for axes in axes_list:  # one collection per kind and panel: fast for many spans
