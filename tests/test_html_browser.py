@@ -21,7 +21,7 @@ import pytest
 import ssdtwin
 import ssdtwin.html
 from conftest import MODELS_ON, OPTIONAL_SECTIONS, SMALL
-from test_html_chromium import Tab, browser_or_skip
+from test_html_chromium import Tab, start_browser
 
 LOAD_TARGET_S = 2.0
 """The issue's bound on the load time of a 1,000-second run's page in headless Chromium: the
@@ -71,7 +71,7 @@ Array.from(document.querySelectorAll('.plotly-target')).map(function (target) {
 
 @pytest.fixture(scope="module")
 def browser(tmp_path_factory):
-    with browser_or_skip(tmp_path_factory.mktemp("chromium")) as chromium:
+    with start_browser(tmp_path_factory.mktemp("chromium")) as chromium:
         yield chromium
 
 
