@@ -8,11 +8,11 @@ set -euo pipefail
 missing=()
 command -v fio >/dev/null 2>&1 || missing+=(fio)
 command -v nbdinfo >/dev/null 2>&1 || missing+=(libnbd-bin)
-command -v qemu-img >/dev/null 2>&1 || missing+=(qemu-utils)
+{ command -v qemu-img && command -v qemu-io; } >/dev/null 2>&1 || missing+=(qemu-utils)
 if [ ${#missing[@]} -eq 0 ]; then
     exit 0
 fi
 
 bash "$(dirname "$0")/apt-install.sh" --no-recommends "${missing[@]}"
-command -v fio nbdinfo qemu-img >/dev/null
+command -v fio nbdinfo qemu-img qemu-io >/dev/null
 fio --version

@@ -74,3 +74,51 @@ def load_script(path: str | Path, name: str | None = None) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+# --------------------------------------------------------------------------------- no silent skips
+
+ALLOWED_SKIPS: dict[str, str] = {
+    # Test id (as pytest prints it) -> why it may skip. Empty: no test may skip or xfail. A test
+    # listed here must say in its comment what would make it run, and that must not be a tool the
+    # project's scripts could install (those are failures: scripts/install-*.sh install them).
+}
+"""Skips and xfails that are allowed, each with a comment: every other one fails the run."""
+
+
+def _refuse_skip(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Turns a skip (or an xfail) of a test not in `ALLOWED_SKIPS` into a failure naming it."""
+    if report.nodeid in ALLOWED_SKIPS:
+        return
+    expected_failure = getattr(report, "wasxfail", None)
+    if report.skipped:
+        if expected_failure is not None:
+            why = f"xfail ({expected_failure or 'no reason given'})"
+        elif isinstance(report.longrepr, tuple):
+            why = f"skip: {report.longrepr[2]}"
+        else:
+            why = f"skip: {report.longrepr}"
+    elif expected_failure is not None and report.passed:
+        why = f"xfail marker on a passing test ({expected_failure or 'no reason given'})"
+    else:
+        return
+    report.outcome = "failed"
+    report.longrepr = (
+        f"{report.nodeid}: {why}\nNo test may skip or xfail: a missing tool is a failure (scripts/test.sh "
+        "installs every tool), and a test that cannot assert must be fixed. An exception goes in "
+        "ALLOWED_SKIPS in tests/conftest.py, with a comment saying why."
+    )
+    if hasattr(report, "wasxfail"):
+        del report.wasxfail
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    _refuse_skip(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    outcome = yield
+    _refuse_skip(outcome.get_result())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 import ssdtwin
@@ -151,10 +152,34 @@ def test_presets_lists_the_shipped_drives():
     assert all(description for description in presets.values())
 
 
-def test_schema_is_a_json_schema_of_the_scenario():
+@pytest.mark.parametrize("drive", [None, *sorted(ssdtwin.presets())])
+def test_schema_is_a_json_schema_the_resolved_scenarios_validate_against(drive):
+    """`ssdtwin.schema()` is a valid JSON Schema (checked by the `jsonschema` library against the
+    metaschema it names), the resolved default scenario and each preset's validate against it, and
+    values of the wrong type, out of range or under unknown keys do not."""
     schema = ssdtwin.schema()
-    assert isinstance(schema, dict)
-    assert "queue_depth" in str(schema)
+    validator_class = jsonschema.validators.validator_for(schema)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    validator_class.check_schema(schema)
+    validator = validator_class(schema)
+    scenario = ssdtwin.resolve(None if drive is None else {"drive": drive})
+    assert scenario["drive"] == (drive or "enterprise_tlc")
+    assert [error.message for error in validator.iter_errors(scenario)] == []
+    assert set(schema["properties"]) == set(scenario)  # every section described, none extra
+
+    def errors(section: str, key: str, value: object) -> list[tuple[list[object], str]]:
+        changed = {**scenario, section: {**scenario[section], key: value}}
+        return [(list(error.absolute_path), error.validator) for error in validator.iter_errors(changed)]
+
+    assert errors("host", "queue_depth", "eight") == [(["host", "queue_depth"], "type")]
+    assert errors("host", "queue_depth", 2.5) == [(["host", "queue_depth"], "type")]
+    assert errors("workload", "read_fraction", [0.5]) == [(["workload", "read_fraction"], "type")]
+    assert errors("host", "queue_dept", 4) == [(["host"], "additionalProperties")]
+    assert [error.validator for error in validator.iter_errors({**scenario, "seed": -1})] == ["minimum"]
+    # The core refuses the same wrong-typed value, naming the key.
+    with pytest.raises(ssdtwin.ConfigError) as caught:
+        ssdtwin.resolve({"drive": scenario["drive"], "host": {"queue_depth": "eight"}})
+    assert caught.value.key == "host.queue_depth"
 
 
 def test_progress_is_called_with_phase_fraction_ios_and_time():

@@ -1,6 +1,6 @@
 """A sweep killed with SIGKILL at random moments resumes with every point stored exactly once and
-complete; a killed run leaves the old output file or the new one, never part of one (issue 18,
-"Kill and resume")."""
+complete; a run killed inside the writing of its report (half written, before the flush, before
+the rename) leaves the previous report byte for byte (issue 18, "Kill and resume")."""
 
 from __future__ import annotations
 
@@ -152,23 +152,99 @@ def test_killed_writer_leaves_the_old_file_or_the_new_one(tmp_path: Path) -> Non
     assert [path.name for path in tmp_path.iterdir()] == ["report.json"]
 
 
-def test_run_killed_while_writing_its_report_keeps_the_previous_report(tmp_path: Path) -> None:
-    """`ssdtwin run --json` killed at random moments: the file is always absent or a whole
-    report, and a stale temporary file is all a kill can leave beside it."""
+SHIM = """
+import os, pathlib, runpy, sys, time
+
+target, where, whole = pathlib.Path(sys.argv[1]), sys.argv[2], pathlib.Path(sys.argv[3])
+mine = lambda path: pathlib.Path(path).name.startswith("." + target.name + ".")  # its temporary file
+
+
+def stop(temporary):
+    print("inside the write:", temporary, flush=True)
+    time.sleep(600)  # until the test kills this process
+
+
+write_text, fsync, replace = pathlib.Path.write_text, os.fsync, os.replace
+
+
+def half_write(self, text, *args, **kwargs):
+    if mine(self):
+        write_text(whole, text, encoding="utf-8")  # the whole new report, for the test to compare
+    if where == "writing" and mine(self):
+        with open(self, "w", encoding="utf-8") as file:
+            file.write(text[: len(text) // 2])
+            file.flush()
+        stop(self)
+    return write_text(self, text, *args, **kwargs)
+
+
+def before_fsync(descriptor):
+    path = os.readlink(f"/proc/self/fd/{descriptor}")
+    if where == "flushing" and mine(path):
+        stop(path)
+    return fsync(descriptor)
+
+
+def before_rename(source, destination, *args, **kwargs):
+    if where == "renaming" and pathlib.Path(destination) == target:
+        stop(source)
+    return replace(source, destination, *args, **kwargs)
+
+
+pathlib.Path.write_text, os.fsync, os.replace = half_write, before_fsync, before_rename
+sys.argv = ["ssdtwin", *sys.argv[4:]]
+runpy.run_module("ssdtwin", run_name="__main__")
+"""
+"""`python -m ssdtwin ARGS` in a process that stops inside the writing of TARGET's report, at
+WHERE: "writing" (half the report in the temporary file), "flushing" (all of it, before the
+fsync) or "renaming" (flushed, before the rename over TARGET); it prints a line and sleeps there.
+The whole text it was writing goes to WHOLE. Usage: python -c SHIM TARGET WHERE WHOLE ARGS..."""
+
+
+@pytest.mark.parametrize("where", ["writing", "flushing", "renaming"])
+def test_run_killed_while_writing_its_report_keeps_the_previous_report(tmp_path: Path, where: str) -> None:
+    """`ssdtwin run --json` over a previous report, killed (SIGKILL) inside the writing of the new
+    one: the previous report is intact byte for byte, and what the kill leaves beside it is a
+    hidden temporary file, never a file that reads as a report."""
     target = tmp_path / "report.json"
-    arguments = [sys.executable, "-m", "ssdtwin", "run", "-q", "--json", str(target)]
-    for key, value in SMALL.items():
-        arguments += ["--set", f"{key}={value}"]
-    chooser = random.Random(7)
-    for _ in range(4):
-        process = subprocess.Popen(arguments, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(chooser.uniform(0.5, 2.5))
+    small = [f"--set={key}={value}" for key, value in SMALL.items()]
+    previous = cli("run", "-q", "--json", str(target), *small, "--set=seed=1")
+    assert previous.returncode == 0, previous.stderr
+    before = target.read_bytes()
+
+    side = tmp_path.parent / f"{tmp_path.name}-whole.json"  # outside the report's folder
+    command = [sys.executable, "-c", SHIM, str(target), where, str(side), "run", "-q", "--json", str(target)]
+    command += small
+    process = subprocess.Popen([*command, "--set=seed=2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline().decode()  # blocks until the child is inside the write
+        assert line.startswith("inside the write: "), (line, process.stderr.read() if process.stderr else "")
+        temporary = Path(line.removeprefix("inside the write: ").strip())
+        written = temporary.read_bytes()  # what the new report had reached when the kill came
+    finally:
         process.kill()
         process.wait()
-        if target.exists():
-            json.loads(target.read_text(encoding="utf-8"))  # whole, or this raises
-    finished = cli(
-        "run", "-q", "--json", str(target), *[f"--set={key}={value}" for key, value in SMALL.items()]
-    )
+    assert process.returncode == -signal.SIGKILL
+
+    assert target.read_bytes() == before, "the previous report changed"
+    whole = side.read_bytes()
+    assert whole != before
+    if where == "writing":
+        assert written == whole[: len(whole) // 2]  # half of the new report had been written
+    else:
+        assert written == whole  # all of it, and it never became the report
+    # The kill left the temporary file: hidden, and not named like a report, so nothing that lists
+    # reports picks it up.
+    leftovers = sorted(path.name for path in tmp_path.iterdir())
+    assert leftovers == sorted(["report.json", temporary.name])
+    assert temporary.name.startswith(".report.json.")
+    assert temporary.name.endswith(_atomic.TEMPORARY_SUFFIX)
+    assert not temporary.name.endswith(".json")
+
+    # The next run replaces the report whole: the one the killed run was writing.
+    finished = cli("run", "-q", "--json", str(target), *small, "--set=seed=2")
     assert finished.returncode == 0, finished.stderr
-    assert json.loads(target.read_text(encoding="utf-8"))["simulator"]
+    assert without_wall_clock(json.loads(target.read_text(encoding="utf-8"))) == without_wall_clock(
+        json.loads(whole)
+    )

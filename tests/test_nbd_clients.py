@@ -11,6 +11,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import cli
 from nbd_server import SMALL_DRIVE, Server, need
 
@@ -227,10 +229,15 @@ def test_real_pace_replies_no_earlier_than_the_simulated_latency(tmp_path):
 
 
 def test_a_recorded_session_replays_with_ssdtwin_run(tmp_path):
+    """fio's mixed reads and writes, checked by fio (crc32c: each block read back is the data it
+    wrote), recorded by the server: the trace is the commands fio logged itself (`write_iolog`),
+    in order, and `ssdtwin run` replaying it gives the session's reads and writes, bytes and
+    flash operations."""
     need("fio")
     trace = tmp_path / "session.csv"
+    iolog = tmp_path / "fio.iolog"
     with Server(tmp_path, *SMALL_DRIVE, "--record-trace", str(trace)) as server:
-        run(
+        fio = run(
             "fio",
             "--name=mixed",
             "--ioengine=nbd",
@@ -240,11 +247,33 @@ def test_a_recorded_session_replays_with_ssdtwin_run(tmp_path):
             "--iodepth=8",
             "--number_ios=2000",
             "--size=64m",
+            "--verify=crc32c",
+            "--verify_fatal=1",
+            "--verify_state_save=0",
+            f"--write_iolog={iolog}",
+            "--output-format=json",
         )
         session = server.stop()
+    job = fio_json(fio.stdout)["jobs"][0]
+    assert job["error"] == 0  # every block fio read back held what it had written
+    # fio's log of its own I/Os: "TIME FILE ACTION OFFSET LENGTH" lines among open/close/add lines.
+    sent = [
+        (fields[2].capitalize(), int(fields[3]), int(fields[4]))
+        for fields in (line.split() for line in iolog.read_text().splitlines())
+        if len(fields) == 5 and fields[2] in ("read", "write")
+    ]
+    assert len(sent) == job["read"]["total_ios"] + job["write"]["total_ios"]
+    # After its last write, fio read back (and checked) each block it had written.
+    last_write = max(index for index, command in enumerate(sent) if command[0] == "Write")
+    written = {(offset, size) for kind, offset, size in sent if kind == "Write"}
+    assert {(offset, size) for _, offset, size in sent[last_write + 1 :]} == written
     lines = trace.read_text().splitlines()
-    assert lines[0].startswith("Timestamp,")
-    assert len(lines) - 1 == session["host_ios"]
+    assert lines[0] == "Timestamp,Hostname,DiskNumber,Type,Offset,Size,ResponseTime"
+    rows = [line.split(",") for line in lines[1:]]
+    recorded = [(kind, int(offset), int(size)) for _, _, _, kind, offset, size, _ in rows]
+    assert recorded == sent  # the server recorded each command as fio sent it, in order
+    assert len(recorded) == session["host_ios"]
+
     process = cli(
         "run",
         *SMALL_DRIVE,
@@ -265,5 +294,14 @@ def test_a_recorded_session_replays_with_ssdtwin_run(tmp_path):
     assert process.returncode == 0, process.stderr
     replay = json.loads((tmp_path / "replay.json").read_text())
     assert replay["host_ios"] == session["host_ios"]
-    for kind in ("read", "write"):
-        assert replay["latency_us"][kind]["count"] == session["latency_us"][kind]["count"]
+    (replayed,) = replay["workload"]["jobs"]
+    for kind, name in (("read", "Read"), ("write", "Write")):
+        commands = [size for command, _, size in sent if command == name]
+        assert replay["latency_us"][kind]["count"] == session["latency_us"][kind]["count"] == len(commands)
+        assert replayed[kind]["io_bytes"] == sum(commands)
+        # The trace's timestamps are rounded to 100 ns: the latencies agree to well within 1%.
+        assert replay["latency_us"][kind]["mean"] == pytest.approx(
+            session["latency_us"][kind]["mean"], rel=0.01
+        )
+    for operation in ("reads", "programs", "erases"):  # the same commands on the same pages
+        assert replay["flash"][operation] == session["flash"][operation], operation

@@ -5,9 +5,12 @@ the switch that turns reuse off."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pandas
 import pytest
@@ -38,20 +41,59 @@ def drives(directory: Path) -> dict[str, dict[str, object]]:
     return json.loads((directory / "drives.json").read_text(encoding="utf-8"))
 
 
+@contextlib.contextmanager
+def core_phases(log: Path) -> Iterator[Callable[[], list[str]]]:
+    """Logs, for each call of the core's `run` (a point, or a drive's preconditioning) in this
+    process or in the sweep's workers (forked, so they inherit it), the phases its progress reached.
+    The first progress call comes at once, in the phase the call starts in, the later ones at most
+    every 0.1 s: "precondition" is always there when the call preconditioned, and a call that
+    started from a snapshot has "run" alone. Yields a function giving the lines so far. A count
+    from the core's own progress, not from the sweep's bookkeeping (`drives.json`)."""
+    simulate = ssdtwin._core.run
+
+    def logged(*args: Any, **kwargs: Any) -> str:
+        seen: set[str] = set()
+        arguments = list(args)
+        given = kwargs.pop("progress", arguments[5] if len(arguments) > 5 else None)
+
+        def progress(phase: str, *rest: Any) -> None:
+            seen.add(phase)
+            if given is not None:
+                given(phase, *rest)
+
+        if len(arguments) > 5:
+            arguments[5] = progress
+        else:
+            kwargs["progress"] = progress
+        try:
+            return simulate(*arguments, **kwargs)
+        finally:
+            with open(log, "a", encoding="utf-8") as file:  # one short append per line: atomic
+                file.write(" ".join(sorted(seen)) + "\n")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ssdtwin._core, "run", logged)
+        yield lambda: log.read_text(encoding="utf-8").splitlines()
+
+
 @pytest.fixture(scope="module")
-def per_point(tmp_path_factory) -> tuple[Path, pandas.DataFrame]:
-    """The 20-point sweep with reuse off: every point preconditions its own drive."""
+def per_point(tmp_path_factory) -> tuple[Path, pandas.DataFrame, list[str]]:
+    """The 20-point sweep with reuse off: every point preconditions its own drive. With the phases
+    each call of the core reached."""
     directory = tmp_path_factory.mktemp("per-point")
-    results = ssdtwin.sweep(QD_SWEEP, out=directory, workers=2, progress=False, reuse=False)
-    return directory, results
+    with core_phases(directory.parent / f"{directory.name}.log") as calls:
+        results = ssdtwin.sweep(QD_SWEEP, out=directory, workers=2, progress=False, reuse=False)
+        return directory, results, calls()
 
 
 def test_a_20_point_queue_depth_sweep_preconditions_once(per_point, tmp_path, caplog):
-    with caplog.at_level(logging.INFO, logger="ssdtwin.sweep"):
-        results = ssdtwin.sweep(QD_SWEEP, out=tmp_path, workers=2, progress=False)
+    out = tmp_path / "out"
+    with caplog.at_level(logging.INFO, logger="ssdtwin.sweep"), core_phases(tmp_path / "core.log") as calls:
+        results = ssdtwin.sweep(QD_SWEEP, out=out, workers=2, progress=False)
+        reuse_calls = calls()
     assert (results["status"] == "ok").all()
     assert len(results) == 20
-    record = drives(tmp_path)
+    record = drives(out)
     assert len(record) == 1
     (drive,) = record.values()
     assert drive["preconditionings"] == 1
@@ -59,16 +101,17 @@ def test_a_20_point_queue_depth_sweep_preconditions_once(per_point, tmp_path, ca
     assert drive["drive"]["workload.precondition"] == "steady"
     assert "20 points to run on 1 distinct drives; preconditioning 1 snapshots" in caplog.text
     # The same reports as preconditioning each point, wall-clock fields aside.
-    directory, reference = per_point
+    directory, reference, per_point_calls = per_point
     pandas.testing.assert_frame_equal(deterministic(results), deterministic(reference))
     per_point_drive = drives(directory)
     assert [item["preconditionings"] for item in per_point_drive.values()] == [20]
-    # Loading the snapshot replaces preconditioning: every point spent less wall time on it than
-    # the fastest point that preconditioned itself.
-    loaded = results["simulator.precondition_wall_s"]
-    assert loaded.max() < reference["simulator.precondition_wall_s"].min()
+    # What the core did, by its own progress: with reuse, one call preconditioned (the snapshot)
+    # and the 20 points started from it; without, each of the 20 points preconditioned.
+    assert sorted(reuse_calls) == ["precondition"] + ["run"] * 20
+    assert len(per_point_calls) == 20
+    assert all("precondition" in call.split() for call in per_point_calls), per_point_calls
     # All points finished, so the snapshot is gone; reuse off never made one.
-    assert not (tmp_path / "snapshots").exists()
+    assert not (out / "snapshots").exists()
     assert not (directory / "snapshots").exists()
 
 

@@ -3,6 +3,8 @@ thermal plot, the CLI's summary and errors (docs/models/thermal.md)."""
 
 from __future__ import annotations
 
+import matplotlib.image
+import numpy
 import pandas
 import pytest
 
@@ -49,11 +51,50 @@ def test_the_time_series_has_a_temperature_per_node_and_the_throttle_state(repor
     assert frame["temp_c.controller"].iloc[-1] == pytest.approx(report.thermal["final_c"]["controller"])
 
 
-def test_the_thermal_plot_of_a_run(report, tmp_path):
+def test_the_thermal_plot_draws_each_temperature_the_iops_and_the_throttled_time(report, tmp_path):
     output = tmp_path / "thermal.png"
-    figure = ssdtwin.plot_thermal(report.timeseries, output=output)
-    assert output.stat().st_size > 0
-    assert len(figure.axes) >= 2
+    frame = report.timeseries
+    figure = ssdtwin.plot_thermal(frame, output=output)
+    temperatures, iops = figure.axes
+    # Each row covers its time_s to the next row's (the last as long as the one before it).
+    starts = frame["time_s"].to_numpy()
+    ends = numpy.append(starts[1:], 2 * starts[-1] - starts[-2])
+    nodes = [column.removeprefix("temp_c.") for column in frame.columns if column.startswith("temp_c.")]
+    lines = {line.get_label(): line for line in temperatures.get_lines()}
+    assert sorted(lines) == sorted(nodes)
+    for node, line in lines.items():
+        numpy.testing.assert_array_equal(line.get_xdata(), ends)  # drawn at the interval's end
+        numpy.testing.assert_array_equal(line.get_ydata(), frame[f"temp_c.{node}"].to_numpy())
+    (step,) = iops.get_lines()
+    assert step.get_drawstyle() == "steps-post"
+    numpy.testing.assert_array_equal(step.get_xdata(), [*starts, ends[-1]])
+    numpy.testing.assert_array_equal(step.get_ydata(), [*frame["iops"], frame["iops"].iloc[-1]])
+    # One shaded span per run of rows in one throttle state above 0, on both panels.
+    states = frame["throttle_state"].to_numpy()
+    runs = []
+    for index, state in enumerate(states):
+        if state > 0 and index > 0 and states[index - 1] == state:
+            runs[-1][1] = ends[index]
+        elif state > 0:
+            runs.append([starts[index], ends[index]])
+    assert runs  # the run throttled
+    for axes in (temperatures, iops):
+        spans = [[patch.get_x(), patch.get_x() + patch.get_width()] for patch in axes.patches]
+        numpy.testing.assert_allclose(spans, runs, rtol=1e-12, err_msg=axes.get_ylabel())
+    assert temperatures.get_ylabel() == "temperature [°C]"
+    assert iops.get_ylabel() == "IOPS"
+    # The PNG is that figure at 120 dpi, and the IOPS panel is mostly shaded (throttled throughout).
+    image = matplotlib.image.imread(output)
+    width, height = figure.get_size_inches() * 120
+    assert image.shape[:2] == (round(height), round(width))
+    assert len(numpy.unique(image.reshape(-1, image.shape[2]), axis=0)) > 50  # not one colour
+    box = iops.get_position()
+    panel = image[
+        round((1 - box.y1) * height) + 5 : round((1 - box.y0) * height) - 5,
+        round(box.x0 * width) + 5 : round(box.x1 * width) - 5,
+        :3,
+    ]
+    assert (panel.min(axis=2) < 0.95).mean() > 0.8, "the throttled time is not shaded"
 
 
 def test_without_the_thermal_model_there_are_no_thermal_blocks():
