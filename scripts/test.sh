@@ -46,5 +46,8 @@ step "ruff format --check python tests crates/ssdtwin_fuzz/python"
 step "short fuzz run: every target for 12 s (scripts/fuzz.sh; the campaign is 1 M executions each)"
 bash scripts/fuzz.sh --seconds 12
 
+step "documentation site: mkdocs build --strict (scripts/docs.sh)"
+bash scripts/docs.sh
+
 step "pytest -q tests"
 .venv/bin/pytest -q tests
