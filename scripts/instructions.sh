@@ -24,8 +24,8 @@ TOLERANCE=1.10
 BASELINE=${INSTRUCTIONS_BASELINE:-scripts/instructions.baseline}
 
 if ! command -v valgrind > /dev/null; then
-    echo "valgrind is missing: apt-get install valgrind"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind > /dev/null
+    echo "valgrind is missing: installing it (scripts/apt-install.sh)"
+    bash "$(dirname "$0")/apt-install.sh" --no-recommends valgrind
 fi
 cargo build --quiet --release -p ssdtwin_cli
 cli=./target/release/ssdtwin-cli
