@@ -1,4 +1,5 @@
-//! Operations on dies and channels, timed as ONFI does it.
+//! Operations on dies: queued in a die's queues, started when it is idle, sensed, done; what
+//! a die does with its channel, timed as ONFI does it, is `bus.rs`.
 //!
 //! A read sends its command and address cycles when the channel is granted, senses for t_R with
 //! the channel free, then waits for the channel again to move its data out; a program sends its
@@ -8,15 +9,15 @@
 //! before waiting data transfers (`flash/channel.rs`), so dies sharing a channel overlap their
 //! array times with each other's transfers.
 
+use super::bus::Slot;
 use super::ops::{OpKind, ProbeAction};
 use super::scheduler::{Choice, Scheduler};
-use super::suspend::{ArrayKind, ArrayState};
+use super::suspend::ArrayState;
 use super::Controller;
-use crate::base::event::Event;
 use crate::base::time::Time;
-use crate::flash::channel::{Grant, Need};
+use crate::flash::channel::Need;
 use crate::ftl::Stream;
-use crate::observe::{Context, Direction, Observer, OpClass, StateChange};
+use crate::observe::{Context, Observer, StateChange};
 use crate::reliability::retry::ReadCost;
 
 impl Controller {
@@ -185,180 +186,6 @@ impl Controller {
         self.request_channel(die, need, Slot::Running, cx);
     }
 
-    /// The die's operation in `slot` needs its channel: it goes on at once if the channel is
-    /// free, else it waits.
-    #[inline(always)]
-    fn request_channel<O: Observer>(&mut self, die: u32, need: Need, slot: Slot, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die);
-        match self.channels[channel as usize].request(cx.now, die, need) {
-            Grant::Now => match slot {
-                Slot::Running => self.granted(die, need, cx),
-                Slot::Output => self.grant_output(die, cx),
-            },
-            Grant::Wait { wake } => {
-                let state = &mut self.dies[die as usize];
-                match slot {
-                    Slot::Running => state.waiting = Some(need),
-                    Slot::Output => state.output_waiting = true,
-                }
-                if let Some(at) = wake {
-                    cx.events.schedule(at, Event::ChannelFree { channel });
-                }
-            }
-        }
-    }
-
-    /// The channel's grant ended with dies waiting: the next one goes on.
-    pub fn on_channel_free<O: Observer>(&mut self, channel: u32, cx: &mut Context<O>) {
-        let Some((die, need)) = self.channels[channel as usize].next_waiter() else {
-            return;
-        };
-        let state = &mut self.dies[die as usize];
-        if need == Need::Data && state.output_waiting {
-            state.output_waiting = false;
-            self.grant_output(die, cx);
-        } else {
-            let waited = state.waiting.take().expect("a waiting die");
-            debug_assert_eq!(waited, need);
-            self.granted(die, need, cx);
-        }
-        if let Some(at) = self.channels[channel as usize].rearm() {
-            cx.events.schedule(at, Event::ChannelFree { channel });
-        }
-    }
-
-    /// `die` has its channel now for what its running operation needs.
-    fn granted<O: Observer>(&mut self, die: u32, need: Need, cx: &mut Context<O>) {
-        let now = cx.now;
-        let op = self.dies[die as usize]
-            .running
-            .expect("a die with the channel runs an operation");
-        let chip = self.geometry.chip_of_die(die);
-        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
-        let kind = self.ops[op].kind;
-        match (kind, need) {
-            (OpKind::Program { pages, units, .. }, _) => {
-                let transfer = self.timing.program_transfer(units);
-                let loaded = channel.occupy(now, chip, transfer);
-                let page_type = self.geometry.page_type(pages[0].1);
-                let length = self.timing.program_time(page_type, &mut self.flash_rng);
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start: loaded,
-                    class: OpClass::Program,
-                    page_type: page_type as u8,
-                    duration: length,
-                });
-                let bytes = u64::from(units) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
-                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
-            }
-            (OpKind::MappingProgram, _) => {
-                // A translation page: a full page of data in, then a lower-page program.
-                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
-                let loaded = channel.occupy(now, chip, transfer);
-                let length = self.timing.program_time(0, &mut self.flash_rng);
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start: loaded,
-                    class: OpClass::Program,
-                    page_type: 0,
-                    duration: length,
-                });
-                let bytes = u64::from(self.geometry.units_per_page) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
-                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
-            }
-            (
-                OpKind::Probe {
-                    action: ProbeAction::Program { page_type },
-                    ..
-                },
-                _,
-            ) => {
-                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
-                let loaded = channel.occupy(now, chip, transfer);
-                let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
-                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
-            }
-            (OpKind::Erase { .. }, _) => {
-                let start = channel.occupy(now, chip, self.timing.command);
-                let erase = self.timing.erase;
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start,
-                    class: OpClass::Erase,
-                    page_type: 0,
-                    duration: erase,
-                });
-                self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
-            }
-            (
-                OpKind::Probe {
-                    action: ProbeAction::Erase,
-                    ..
-                },
-                _,
-            ) => {
-                let start = channel.occupy(now, chip, self.timing.command);
-                self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase, cx);
-            }
-            (_, Need::Command) => {
-                // A read: command and address cycles, then t_R with the channel free.
-                let sensing = channel.occupy(now, chip, self.timing.command);
-                let page_type = self.dies[die as usize].page_type;
-                let mut t_read = self.timing.read[page_type as usize];
-                if let Some(reliability) = &self.reliability {
-                    // Read retries and soft senses: more senses back to back (reliability.rs).
-                    t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
-                }
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start: sensing,
-                    class: OpClass::Read,
-                    page_type,
-                    duration: t_read,
-                });
-                cx.events.schedule(sensing + t_read, Event::ReadSensed { die });
-            }
-            (_, Need::Data) => {
-                let batch = self.dies[die as usize].batch.len() as u32;
-                self.data_out(die, op, batch, cx);
-            }
-        }
-    }
-
-    /// A read's data out, granted now: only the codewords it needs (column addressing).
-    fn data_out<O: Observer>(&mut self, die: u32, op: u32, batch: u32, cx: &mut Context<O>) {
-        let units = match self.ops[op].kind {
-            OpKind::HostRead { .. } => batch,
-            OpKind::GcRead { units, .. } => units,
-            OpKind::MappingRead { .. } => self.geometry.units_per_page,
-            _ => 1,
-        };
-        let chip = self.geometry.chip_of_die(die);
-        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
-        let mut transfer = self.timing.read_transfer(units);
-        if let Some(reliability) = &self.reliability {
-            // Each retry's data and the soft bits go out too.
-            transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));
-        }
-        let done = channel.occupy(cx.now, chip, transfer);
-        // `DieDone` at `done` hands the channel on (`on_die_done`).
-        channel.owner_hands_on();
-        let bytes = u64::from(units) * self.geometry.unit_bytes;
-        report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
-        cx.events.schedule(done, Event::DieDone { die });
-    }
-
-    /// Cache read: the data of the die's `output` read goes out now.
-    fn grant_output<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
-        let state = &self.dies[die as usize];
-        let op = state.output.expect("a read in the cache register");
-        let batch = state.output_batch.len() as u32;
-        self.data_out(die, op, batch, cx);
-    }
-
     /// Cache read: the running read's data moves into the cache register and the array takes the
     /// next read at once, whose command cycles go before this data out (READ CACHE 31h: the next
     /// page is sensed while this one goes out); then the data asks for the channel.
@@ -508,31 +335,4 @@ impl Controller {
         }
         self.admit(cx);
     }
-}
-
-/// A data transfer of `die` ending at `end` after `length`, and the `bytes` it moves through
-/// controller DRAM.
-#[inline(always)]
-fn report_transfer<O: Observer>(
-    cx: &mut Context<O>,
-    die: u32,
-    (end, length): (Time, crate::base::time::Duration),
-    direction: Direction,
-    bytes: u64,
-) {
-    cx.die(StateChange::Transfer {
-        die,
-        end,
-        length,
-        direction,
-    });
-    cx.die(StateChange::DramAccess { bytes });
-}
-
-/// Which of a die's operations asks for the channel: the running one, or (cache read) the read
-/// whose data is in the cache register.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Slot {
-    Running,
-    Output,
 }

@@ -10,13 +10,15 @@
 //!
 //! [`Controller`] owns all of it: the FTL it drives, the dies' queues and operations, the
 //! channels. Its handlers are split by concern: `admission.rs` (host queue, frame buffer, write
-//! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies and
-//! channels, ONFI timing), `array.rs` (program/erase array phases and suspend), `gc.rs` (garbage
-//! collection as die operations), `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
+//! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
+//! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
+//! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
+//! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
 mod array;
 pub mod buffer;
+mod bus;
 mod dies;
 pub mod dram;
 pub mod flush;

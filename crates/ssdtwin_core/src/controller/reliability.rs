@@ -1,6 +1,6 @@
 //! The controller's side of the reliability model (docs/models/reliability.md): each flash read
 //! gets its cost from `reliability::Reliability` when it starts on its die; the cost becomes more
-//! senses (`dies.rs`, `granted`: the read-retry steps and soft senses back to back, each a t_R at
+//! senses (`bus.rs`, `granted`: the read-retry steps and soft senses back to back, each a t_R at
 //! the read's current, so the power model books them), more data out (`data_out`: each step's
 //! data and the soft bits) and decode time on the controller before the transaction completes
 //! (`decode_read`). An uncorrectable host read marks its command, which completes with an error

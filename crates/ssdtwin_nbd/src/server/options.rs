@@ -1,0 +1,100 @@
+//! What a session is asked for and what it promises: [`ServeOptions`] and [`Pace`], the errors
+//! it stops with, the limits it advertises and keeps (payload and command sizes, requests in
+//! flight, the lockstep wait), the shape of the export clients see, and the server's log line.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration as WallDuration;
+
+use ssdtwin_core::base::time::Duration;
+use ssdtwin_core::RunError;
+
+use crate::protocol::{self, BlockSizes};
+
+/// Largest host command the model gets for one request [bytes]; longer requests are split, as a
+/// host driver splits at an NVMe drive's maximum data transfer size (128 KiB is a common MDTS) [A].
+pub const MAX_COMMAND_BYTES: u64 = 128 * 1024;
+/// Largest read or write payload advertised [bytes]; one per connection is the memory held for
+/// requests being read.
+pub const MAX_PAYLOAD: u32 = 4 * 1024 * 1024;
+/// Smallest block advertised: offsets and lengths are multiples of it [bytes].
+pub const MIN_BLOCK: u32 = 512;
+/// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
+/// below their high-water mark before it runs ahead without it (long enough for a client
+/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`).
+pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
+/// Requests one client may have in flight; past it the model runs before more are read, so a
+/// client pipelining without end does not grow the server's memory.
+pub const MAX_IN_FLIGHT: u32 = 1024;
+/// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
+pub const EXPORT_NAME: &str = "ssdtwin";
+
+/// How replies are paced; see the module documentation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pace {
+    Virtual,
+    Real,
+}
+
+/// Where to listen and how to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// A Unix socket path.
+    pub socket: Option<PathBuf>,
+    /// A TCP address (port 0: any free port).
+    pub listen: Option<SocketAddr>,
+    pub pace: Pace,
+    /// Most bytes of written data kept in memory.
+    pub store_cap: u64,
+    /// End when the last client has disconnected (after at least one connected).
+    pub once: bool,
+    /// Record the requests (arrival, kind, offset, size) as an MSR Cambridge trace.
+    pub record_trace: Option<PathBuf>,
+    /// Cut the power once the simulation reaches this simulated time.
+    pub power_loss_at: Option<Duration>,
+}
+
+/// Why the server could not start or stopped with an error.
+#[derive(Debug)]
+pub enum ServeError {
+    Run(RunError),
+    Io(String),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Run(error) => write!(f, "{error}"),
+            ServeError::Io(message) => write!(f, "{message}"),
+        }
+    }
+}
+
+impl From<RunError> for ServeError {
+    fn from(error: RunError) -> Self {
+        ServeError::Run(error)
+    }
+}
+
+/// A log line on standard error.
+pub(super) fn log(message: &str) {
+    eprintln!("ssdtwin serve: {message}");
+}
+
+/// What the export looks like to clients.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Export {
+    pub(super) size: u64,
+    pub(super) sizes: BlockSizes,
+}
+
+impl Export {
+    pub(super) fn flags() -> u16 {
+        protocol::TRANSMIT_HAS_FLAGS
+            | protocol::TRANSMIT_SEND_FLUSH
+            | protocol::TRANSMIT_SEND_FUA
+            | protocol::TRANSMIT_SEND_TRIM
+            | protocol::TRANSMIT_SEND_WRITE_ZEROES
+            | protocol::TRANSMIT_CAN_MULTI_CONN
+    }
+}
