@@ -18,6 +18,7 @@ impl Controller {
             ..
         } = self.commands[command];
         cx.die(StateChange::Command);
+        self.host_idle = false;
         if !is_read {
             cx.die(StateChange::DramAccess {
                 bytes: u64::from(units) * self.geometry.unit_bytes,
@@ -169,10 +170,10 @@ impl Controller {
             for (index, plane) in planes.clone().enumerate() {
                 pages[index] = self.ftl.allocate_page(plane, Stream::User);
             }
+            let units = self.geometry.units_per_page;
             for plane in planes {
-                if self.ftl.needs_gc(plane) {
-                    self.start_gc(plane, cx);
-                }
+                self.pacing.host_units(plane, units, self.ftl.free_blocks(plane));
+                self.advance_gc(plane, cx);
             }
             self.open_program = Some(OpenProgram {
                 target,

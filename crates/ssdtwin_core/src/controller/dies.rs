@@ -71,6 +71,7 @@ impl Controller {
         if self.array_cap != u32::MAX && !state.holds_operation() && self.channel_at_cap(die) {
             return;
         }
+        let gc_yields = !state.queues.internal.is_empty() && self.gc_yields(die);
         let state = &mut self.dies[die as usize];
         let op = if let Some(array) = state.array.as_mut() {
             // A suspended die serves waiting host reads only, then resumes.
@@ -93,9 +94,13 @@ impl Controller {
             // Urgent GC is not overtaken: the die serves its queues in arrival order.
             let urgent = !state.queues.internal.is_empty() && self.ftl.gc_urgent(die);
             let scheduler = if urgent { Scheduler::Fifo } else { self.scheduler };
-            let Some(choice) = scheduler.choose(&state.queues, &self.ops.items, cx.now) else {
+            let Some(mut choice) = scheduler.choose(&state.queues, &self.ops.items, cx.now) else {
                 return;
             };
+            // Paced GC yields to host operations unless a plane of the die is short (`pacing.rs`).
+            if choice == Choice::Internal && !state.queues.host.is_empty() && !urgent && gc_yields {
+                choice = Choice::Host(0);
+            }
             // Cache read: while the cache register holds data, the array takes reads only.
             let chosen = match choice {
                 Choice::Host(index) => state.queues.host[index],

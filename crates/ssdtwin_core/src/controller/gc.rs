@@ -3,39 +3,94 @@
 //! copied into the plane's GC page, and the victim erased once copied.
 
 use super::ops::Relocation;
-use super::ops::{OpKind, PlaneGc, GC_READ_WINDOW, MAX_PLANES};
+use super::ops::{OpKind, PlaneGc, MAX_PLANES};
+use super::pacing::GcPacing;
 use super::Controller;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer};
 
 impl Controller {
+    /// Installs the GC pacing (`sim/assembly.rs`; the default until then is `threshold`).
+    pub fn set_gc_pacing(&mut self, pacing: GcPacing) {
+        self.pacing = pacing;
+    }
+
+    /// Whether `plane` should be collecting: below the stop level under `paced`, below the start
+    /// level under `threshold` (page mapping only).
+    pub(super) fn wants_gc(&self, plane: u32) -> bool {
+        match self.pacing.wants_victim(self.ftl.free_blocks(plane)) {
+            Some(wanted) => wanted && self.ftl.is_page_mapped(),
+            None => self.ftl.needs_gc(plane),
+        }
+    }
+
+    /// Whether GC work at `die` waits behind its host operations: under `paced`, while no plane
+    /// of the die is below the foreground level (MQSim's preemptible GC).
+    #[inline]
+    pub(super) fn gc_yields(&self, die: u32) -> bool {
+        let Some((_, _, foreground)) = self.pacing.levels() else {
+            return false;
+        };
+        let planes = self.geometry.planes_per_die;
+        (die * planes..(die + 1) * planes).all(|plane| self.ftl.free_blocks(plane) >= foreground)
+    }
+
+    /// Moves GC on `plane` along: claims a victim if it has none and wants one, else issues the
+    /// victim page reads its pacing allows now.
+    pub(super) fn advance_gc<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
+        if self.gc[plane as usize].victim != NONE {
+            self.issue_gc_reads(plane, cx);
+        } else if self.wants_gc(plane) {
+            self.start_gc(plane, cx);
+        }
+    }
+
     pub(super) fn start_gc<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
         if self.gc[plane as usize].victim != NONE {
             return;
         }
         if let Some(victim) = self.ftl.take_victim(plane) {
-            self.collect(plane, victim, cx);
+            self.collect(plane, victim, true, cx);
         }
     }
 
-    /// Copies the valid data of the claimed `victim` of `plane` out and erases it.
-    pub(super) fn collect<O: Observer>(&mut self, plane: u32, victim: u32, cx: &mut Context<O>) {
+    /// Copies the valid data of the claimed `victim` of `plane` out and erases it; `reclaim`: to
+    /// free space (paced), not a relocation.
+    pub(super) fn collect<O: Observer>(&mut self, plane: u32, victim: u32, reclaim: bool, cx: &mut Context<O>) {
         self.gc[plane as usize] = PlaneGc {
             victim,
             next_page: 0,
             reads_in_flight: 0,
         };
+        let valid = self.ftl.blocks.valid[victim as usize];
+        self.pacing
+            .claimed(plane, valid, self.geometry.units_per_block(), reclaim);
         self.issue_gc_reads(plane, cx);
     }
 
-    /// Keeps up to `GC_READ_WINDOW` page reads of the victim in flight; erases it when copied.
+    /// The host has no command in the controller (`idle`) or has one again: background GC runs
+    /// while it is idle.
+    pub fn set_host_idle<O: Observer>(&mut self, idle: bool, cx: &mut Context<O>) {
+        self.host_idle = idle;
+        if idle && matches!(self.pacing, GcPacing::Paced(_)) {
+            for plane in 0..self.geometry.planes() {
+                self.advance_gc(plane, cx);
+            }
+        }
+    }
+
+    /// Keeps as many page reads of the victim in flight as its pacing allows (at most
+    /// `GC_READ_WINDOW`); erases it when copied.
     fn issue_gc_reads<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
         let die = plane / self.geometry.planes_per_die;
         let units_per_page = self.geometry.units_per_page;
         loop {
             let gc = self.gc[plane as usize];
-            if gc.reads_in_flight >= GC_READ_WINDOW {
+            let window = self
+                .pacing
+                .read_window(plane, self.ftl.free_blocks(plane), self.host_idle);
+            if gc.next_page < self.geometry.pages_per_block && gc.reads_in_flight >= window {
                 return;
             }
             if gc.next_page == self.geometry.pages_per_block {
@@ -56,6 +111,7 @@ impl Controller {
                 .count() as u32;
             if units > 0 {
                 self.gc[plane as usize].reads_in_flight += 1;
+                self.pacing.spend(plane, units);
                 let read = OpKind::GcRead {
                     block: gc.victim,
                     page,
@@ -106,7 +162,7 @@ impl Controller {
         if !self.relocations.is_empty() {
             self.run_relocations(cx);
         }
-        if self.ftl.needs_gc(plane) {
+        if self.wants_gc(plane) {
             self.start_gc(plane, cx);
         }
     }

@@ -13,6 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
+//! `pacing.rs` (when GC work may run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -26,6 +27,7 @@ mod gc;
 mod limits;
 mod mapped;
 pub mod ops;
+pub mod pacing;
 pub mod params;
 mod reliability;
 pub mod scheduler;
@@ -79,6 +81,10 @@ pub struct Controller {
     pending_program: Option<(u32, u32)>,
     next_target: usize,
     gc: Vec<PlaneGc>,
+    /// When GC work may run (`pacing.rs`).
+    pacing: pacing::GcPacing,
+    /// No host command is in the controller (the host is idle): background GC may run.
+    host_idle: bool,
     flash_rng: Rng,
     /// Read commands whose data is complete, for the host to carry back (drained by the engine).
     pub to_host: Vec<u32>,
@@ -149,6 +155,8 @@ impl Controller {
             pending_program: None,
             next_target: 0,
             gc: vec![gc_idle; geometry.planes() as usize],
+            pacing: pacing::GcPacing::Threshold,
+            host_idle: false,
             flash_rng,
             to_host: Vec::new(),
             probe_done: Vec::new(),

@@ -81,7 +81,7 @@ impl Controller {
                     }
                     Relocation::WearLeveling => self.wear_relocations += 1,
                 }
-                self.collect(plane, block, cx);
+                self.collect(plane, block, false, cx);
             }
         }
     }

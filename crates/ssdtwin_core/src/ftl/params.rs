@@ -53,6 +53,19 @@ pub enum GcPolicyKind {
     Fifo,
 }
 
+/// When GC work runs (`controller/pacing.rs`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum GcPacingKind {
+    /// A plane below `gc_threshold` collects victims back to back, whatever the host does (the
+    /// model before issue 27; planes written evenly all collect at once).
+    Threshold,
+    /// Victims below `gc_stop_threshold`, copying earned in proportion to the plane's host writes
+    /// (faster below `gc_threshold`), one page at a time while the host is idle, unpaced only when
+    /// a plane is nearly out of free blocks.
+    Paced,
+}
+
 /// Wear leveling: which free block a plane opens next (docs/models/reliability.md, "Wear").
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -83,6 +96,15 @@ pub struct FtlConfig {
     /// does not suspend GC programs and erases, as firmware raises GC priority when free space runs
     /// out; 0 = off [fraction].
     pub gc_urgent_threshold: f64,
+    /// When GC runs: `paced` (the default: copying in proportion to host writes within a band of
+    /// free blocks, background GC when the host is idle, unpaced only when a plane is nearly out of
+    /// free blocks) or `threshold` (back to back below `gc_threshold`).
+    pub gc_pacing: GcPacingKind,
+    /// `paced`: a plane takes GC victims while its free blocks are below this fraction of its
+    /// blocks (the top of the band; `gc_threshold` is where pacing speeds up). 0 (the default):
+    /// twice `gc_threshold`, as SimpleSSD's defaults (GCThreshold 0.05, GCReclaimThreshold 0.1),
+    /// but at most halfway from `gc_threshold` to `over_provisioning` [A] [fraction].
+    pub gc_stop_threshold: f64,
     /// Victim selection: greedy, cost_benefit, random or fifo.
     pub gc_policy: GcPolicyKind,
     /// Lowest-utilisation blocks examined by `cost_benefit` per victim choice [blocks].
@@ -124,6 +146,8 @@ impl Default for FtlConfig {
             over_provisioning: 0.30,
             gc_threshold: 0.10,
             gc_urgent_threshold: 0.0,
+            gc_pacing: GcPacingKind::Paced,
+            gc_stop_threshold: 0.0,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,
             log_blocks: 64,
@@ -131,6 +155,17 @@ impl Default for FtlConfig {
             mapping_cache_size: ByteSize(4 << 20),
             wear_leveling: WearLevelingKind::Dynamic,
             static_wear_spread: 100,
+        }
+    }
+}
+
+impl FtlConfig {
+    /// The top of the `paced` band (`gc_stop_threshold`, or its default when 0) [fraction].
+    pub fn gc_stop_level(&self) -> f64 {
+        if self.gc_stop_threshold > 0.0 {
+            self.gc_stop_threshold
+        } else {
+            (2.0 * self.gc_threshold).min(0.5 * (self.gc_threshold + self.over_provisioning))
         }
     }
 }

@@ -284,5 +284,9 @@ impl Host {
             self.cst_ready.push_back(cx.now + self.cst);
         }
         self.try_submit(controller, source, cx);
+        if self.outstanding == 0 {
+            // Nothing in the drive: its firmware may collect garbage in the background.
+            controller.set_host_idle(true, cx);
+        }
     }
 }

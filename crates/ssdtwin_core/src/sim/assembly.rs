@@ -173,6 +173,12 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
         controller.set_dram(dram);
+        controller.set_gc_pacing(crate::controller::pacing::GcPacing::new(
+            &scenario.ftl,
+            geometry.planes(),
+            geometry.blocks_per_plane,
+            geometry.units_per_block(),
+        ));
 
         let workload = if live {
             Source::External

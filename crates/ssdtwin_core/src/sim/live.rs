@@ -87,6 +87,11 @@ impl LiveSimulation {
         u64::from(self.simulation.controller.ftl.logical_units()) * self.unit_bytes()
     }
 
+    /// The FTL (per-plane free blocks for studies of GC over time, `examples/gc_lockstep.rs`).
+    pub fn ftl(&self) -> &crate::ftl::Ftl {
+        &self.simulation.controller.ftl
+    }
+
     /// Commands handed in and not yet completed.
     pub fn outstanding(&self) -> u64 {
         self.outstanding

@@ -218,6 +218,18 @@ pub(super) fn ftl(ftl: &FtlConfig, flash: &FlashConfig) -> Result<(), ConfigErro
         &format!("0 (off) to ftl.gc_threshold ({})", ftl.gc_threshold),
     )?;
     check(
+        ftl.gc_stop_threshold == 0.0
+            || (ftl.gc_stop_threshold.is_finite()
+                && ftl.gc_stop_threshold > ftl.gc_threshold
+                && ftl.gc_stop_threshold < ftl.over_provisioning),
+        "ftl.gc_stop_threshold",
+        ftl.gc_stop_threshold,
+        &format!(
+            "0 (twice ftl.gc_threshold) or more than ftl.gc_threshold ({}) and less than ftl.over_provisioning ({})",
+            ftl.gc_threshold, ftl.over_provisioning
+        ),
+    )?;
+    check(
         (1..=4096).contains(&ftl.gc_candidates),
         "ftl.gc_candidates",
         ftl.gc_candidates,

@@ -1,0 +1,149 @@
+//! When GC work may run on a plane (`ftl.gc_pacing`; docs/models/ftl.md, "GC pacing").
+//!
+//! `threshold`: a plane below the start level (`ftl.gc_threshold`) collects victims back to back,
+//! `GC_READ_WINDOW` page reads in flight, whatever the host is doing. Host writes are striped
+//! evenly, so every plane crosses the level in the same moment and GC then runs on all of them at
+//! once (issue 27: seconds of collapsed IOPS, then seconds without GC).
+//!
+//! `paced` (the default), as drive firmware does:
+//! - **Band.** A plane takes a victim when its free blocks are below the stop level
+//!   (`ftl.gc_stop_threshold`, by default twice the start level); at or above it, no GC. The start level is where pacing speeds up.
+//! - **Proportional to host writes.** Each host page placed in the plane earns the victim's copies
+//!   in proportion: a victim with `v` of its `U` units valid frees `U - v` units for `v` copies, so a
+//!   host page of `n` units earns `n * v / (U - v)` units of copying. Per victim, host pages and GC
+//!   copies then consume exactly the one block the erase returns, so the free blocks hold level
+//!   whatever the phase of the planes (a plane holds between the start level and one block
+//!   below it, as its open block fills and its victim is erased); further below, the earning is
+//!   multiplied by `start - free` so a plane that fell behind catches up.
+//! - **Background.** While no host command is in the controller, a plane below the stop level
+//!   copies one page at a time without earning it (idle-time GC).
+//! - **Behind the host.** A die serves its queued host operations before paced GC work (MQSim's
+//!   preemptible GC: GC transactions wait behind user transactions unless GC is urgent).
+//! - **Foreground.** Below the foreground level (`max(3, ftl.gc_urgent_threshold)` blocks: one more
+//!   than the host's reserved block and the GC block), copying runs unpaced and in arrival order
+//!   with host work, as under `threshold`.
+//!
+//! Relocations (read reclaim, static wear leveling) free no space and are never paced.
+//!
+//! Sources: SimpleSSD's `GCThreshold` / `GCReclaimThreshold` band (reclaim until the free ratio is
+//! back above the second); MQSim's preemptible GC (Lee et al., IEEE TCAD 32(2), 2013): GC yields
+//! to host I/O until a plane falls below `GC_Hard_Threshold`; host-write to relocation-write ratio
+//! balancing (US 12,449,996, 2025). The proportional rule is the steady-state balance of greedy GC.
+
+use crate::ftl::params::{FtlConfig, GcPacingKind};
+
+use super::ops::GC_READ_WINDOW;
+
+/// The pacing rule and its per-plane state.
+#[derive(Clone, Debug)]
+pub enum GcPacing {
+    Threshold,
+    Paced(Paced),
+}
+
+/// State of `paced`; see the module documentation.
+#[derive(Clone, Debug)]
+pub struct Paced {
+    start: usize,
+    stop: usize,
+    foreground: usize,
+    /// Units of copying earned and not yet issued, per plane.
+    credit: Vec<f64>,
+    /// Units of copying earned per host unit for the plane's victim (`INFINITY`: unpaced).
+    ratio: Vec<f64>,
+    /// Most credit banked: one block's units.
+    cap: f64,
+}
+
+impl GcPacing {
+    /// The pacing of `config` for `planes` planes of `blocks_per_plane` blocks of `block_units`
+    /// mapping units.
+    pub fn new(config: &FtlConfig, planes: u32, blocks_per_plane: u32, block_units: u32) -> GcPacing {
+        let blocks = f64::from(blocks_per_plane);
+        match config.gc_pacing {
+            GcPacingKind::Threshold => GcPacing::Threshold,
+            GcPacingKind::Paced => {
+                let start = ((config.gc_threshold * blocks).ceil() as usize).max(2);
+                let urgent = (config.gc_urgent_threshold * blocks).ceil() as usize;
+                GcPacing::Paced(Paced {
+                    start,
+                    stop: ((config.gc_stop_level() * blocks).ceil() as usize).max(start + 1),
+                    foreground: urgent.max(3),
+                    credit: vec![0.0; planes as usize],
+                    ratio: vec![f64::INFINITY; planes as usize],
+                    cap: f64::from(block_units),
+                })
+            }
+        }
+    }
+
+    /// Under `paced`, whether a plane with `free` blocks takes a victim (below the stop level);
+    /// `None` under `threshold` (the FTL's start level decides).
+    pub fn wants_victim(&self, free: usize) -> Option<bool> {
+        match self {
+            GcPacing::Threshold => None,
+            GcPacing::Paced(paced) => Some(free < paced.stop),
+        }
+    }
+
+    /// A victim with `valid` of its `units` units valid was claimed on `plane` (`paced`: space
+    /// reclamation, earned by host writes; otherwise a relocation, unpaced).
+    pub fn claimed(&mut self, plane: u32, valid: u32, units: u32, paced: bool) {
+        if let GcPacing::Paced(state) = self {
+            state.ratio[plane as usize] = if paced {
+                f64::from(valid) / f64::from(units.saturating_sub(valid).max(1))
+            } else {
+                f64::INFINITY
+            };
+        }
+    }
+
+    /// A host page of `units` units was placed in `plane`, which has `free` blocks.
+    pub fn host_units(&mut self, plane: u32, units: u32, free: usize) {
+        if let GcPacing::Paced(state) = self {
+            let index = plane as usize;
+            let ratio = state.ratio[index];
+            if ratio.is_finite() && free < state.stop {
+                let gain = 1.0 + state.start.saturating_sub(free + 1) as f64;
+                // At most a block's copying banked: earning cannot run far ahead of the copying.
+                state.credit[index] = (state.credit[index] + f64::from(units) * ratio * gain).min(state.cap);
+            }
+        }
+    }
+
+    /// How many victim page reads `plane` (with `free` blocks) may have in flight now; `idle`: no
+    /// host command is in the controller.
+    pub fn read_window(&self, plane: u32, free: usize, idle: bool) -> u32 {
+        match self {
+            GcPacing::Threshold => GC_READ_WINDOW,
+            GcPacing::Paced(state) => {
+                let index = plane as usize;
+                if !state.ratio[index].is_finite() || free < state.foreground || state.credit[index] > 0.0 {
+                    GC_READ_WINDOW
+                } else if idle && free < state.stop {
+                    1
+                } else {
+                    0
+                }
+            }
+        }
+    }
+
+    /// A victim page read of `units` valid units was issued on `plane`.
+    pub fn spend(&mut self, plane: u32, units: u32) {
+        if let GcPacing::Paced(state) = self {
+            let index = plane as usize;
+            if state.ratio[index].is_finite() {
+                state.credit[index] -= f64::from(units);
+            }
+        }
+    }
+
+    /// The (start, stop, foreground) levels of `paced`, in free blocks per plane.
+    pub fn levels(&self) -> Option<(usize, usize, usize)> {
+        match self {
+            GcPacing::Threshold => None,
+            GcPacing::Paced(state) => Some((state.start, state.stop, state.foreground)),
+        }
+    }
+}
