@@ -147,3 +147,90 @@ impl GcPacing {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 13, foreground 3.
+    fn paced() -> GcPacing {
+        GcPacing::new(&FtlConfig::default(), 1, 64, 1024)
+    }
+
+    #[test]
+    fn a_victim_is_copied_in_exactly_the_host_units_it_frees() {
+        let mut pacing = paced();
+        assert_eq!(pacing.levels(), Some((7, 13, 3)));
+        // 600 of 1024 units valid: the erase frees 424 units net of the copies, so the 424 host
+        // units written meanwhile earn exactly the 600 copies.
+        pacing.claimed(0, 600, 1024, true);
+        for _ in 0..424 {
+            pacing.host_units(0, 1, 7);
+        }
+        let GcPacing::Paced(state) = &pacing else {
+            unreachable!()
+        };
+        assert!((state.credit[0] - 600.0).abs() < 1e-9, "credit {}", state.credit[0]);
+    }
+
+    #[test]
+    fn copying_waits_for_credit_unless_idle_or_short() {
+        let mut pacing = paced();
+        pacing.claimed(0, 600, 1024, true);
+        assert_eq!(
+            pacing.read_window(0, 7, false),
+            0,
+            "busy host, nothing earned: no copying"
+        );
+        assert_eq!(
+            pacing.read_window(0, 7, true),
+            1,
+            "idle host: background copying, a page at a time"
+        );
+        assert_eq!(
+            pacing.read_window(0, 13, true),
+            0,
+            "at the stop level: no GC even when idle"
+        );
+        assert_eq!(
+            pacing.read_window(0, 2, false),
+            GC_READ_WINDOW,
+            "short: foreground, unpaced"
+        );
+        pacing.host_units(0, 4, 7);
+        assert_eq!(pacing.read_window(0, 7, false), GC_READ_WINDOW, "earned: copying");
+        pacing.spend(0, 6);
+        assert_eq!(pacing.read_window(0, 7, false), 0, "spent: waits again");
+    }
+
+    #[test]
+    fn a_plane_that_fell_behind_earns_faster_and_relocations_are_unpaced() {
+        let mut pacing = paced();
+        pacing.claimed(0, 512, 1024, true);
+        pacing.host_units(0, 4, 6);
+        let GcPacing::Paced(state) = &pacing else {
+            unreachable!()
+        };
+        assert!((state.credit[0] - 4.0).abs() < 1e-9, "one block below start: ratio 1");
+        pacing.host_units(0, 4, 4);
+        let GcPacing::Paced(state) = &pacing else {
+            unreachable!()
+        };
+        assert!((state.credit[0] - 16.0).abs() < 1e-9, "three below start: 3x");
+        pacing.claimed(0, 1024, 1024, false);
+        assert_eq!(pacing.read_window(0, 7, false), GC_READ_WINDOW);
+        assert_eq!(
+            GcPacing::new(
+                &FtlConfig {
+                    gc_pacing: GcPacingKind::Threshold,
+                    ..FtlConfig::default()
+                },
+                1,
+                64,
+                1024
+            )
+            .read_window(0, 12, false),
+            GC_READ_WINDOW
+        );
+    }
+}

@@ -17,6 +17,7 @@ mod determinism;
 mod dram;
 mod ftl_invariants;
 mod ftl_properties;
+mod gc_pacing;
 mod hardening;
 mod host;
 mod layers;
