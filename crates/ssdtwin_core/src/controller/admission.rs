@@ -163,7 +163,10 @@ impl Controller {
             let target = self.ftl.targets()[self.next_target];
             self.next_target = (self.next_target + 1) % targets;
             let planes = target.first_plane..target.first_plane + target.plane_count;
-            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
+            if !planes
+                .clone()
+                .all(|plane| self.ftl.can_allocate(plane, Stream::User) && !self.pacing.holds_host_writes(plane))
+            {
                 continue;
             }
             let mut pages = [(0, 0); MAX_PLANES];

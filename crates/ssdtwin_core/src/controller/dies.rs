@@ -97,9 +97,12 @@ impl Controller {
             let Some(mut choice) = scheduler.choose(&state.queues, &self.ops.items, cx.now) else {
                 return;
             };
-            // Paced GC yields to host operations unless a plane of the die is short (`pacing.rs`).
-            if choice == Choice::Internal && !state.queues.host.is_empty() && !urgent && gc_yields {
-                choice = Choice::Host(0);
+            // Host reads overtake paced GC work unless a plane of the die is short (`pacing.rs`).
+            if choice == Choice::Internal && !urgent && gc_yields {
+                let ops = &self.ops;
+                if let Some(index) = state.queues.host.iter().position(|&op| ops[op].kind.is_host_read()) {
+                    choice = Choice::Host(index);
+                }
             }
             // Cache read: while the cache register holds data, the array takes reads only.
             let chosen = match choice {

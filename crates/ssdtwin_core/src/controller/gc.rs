@@ -25,7 +25,7 @@ impl Controller {
         }
     }
 
-    /// Whether GC work at `die` waits behind its host operations: under `paced`, while no plane
+    /// Whether GC work at `die` waits behind its host reads: under `paced`, while no plane
     /// of the die is below the foreground level (MQSim's preemptible GC).
     #[inline]
     pub(super) fn gc_yields(&self, die: u32) -> bool {
@@ -127,11 +127,13 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         let die = self.geometry.die_of_block(block);
         let first = self.geometry.unit_address(block, page, 0);
+        let mut copied = 0;
         for unit in first..first + self.geometry.units_per_page {
             let logical = self.ftl.mapping.logical(unit);
             if logical == NONE {
                 continue;
             }
+            copied += 1;
             let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
             if let Some(target) = full_page {
                 let mut pages = [(0, 0); MAX_PLANES];
@@ -146,6 +148,7 @@ impl Controller {
             }
         }
         self.gc[plane as usize].reads_in_flight -= 1;
+        self.pacing.copied(plane, copied);
         self.issue_gc_reads(plane, cx);
     }
 

@@ -15,13 +15,17 @@
 //!   whatever the phase of the planes (a plane holds between the start level and one block
 //!   below it, as its open block fills and its victim is erased); further below, the earning is
 //!   multiplied by `start - free` so a plane that fell behind catches up.
+//! - **Host writes wait for a lagging GC.** A plane that owes more than a quarter of a block of
+//!   copying (earned, not yet copied) takes no host page: striping moves on to the next target,
+//!   so a die whose queue is full of host programs cannot starve its own GC.
 //! - **Background.** While no host command is in the controller, a plane below the stop level
 //!   copies one page at a time without earning it (idle-time GC).
-//! - **Behind the host.** A die serves its queued host operations before paced GC work (MQSim's
-//!   preemptible GC: GC transactions wait behind user transactions unless GC is urgent).
+//! - **Behind host reads.** A die serves its queued host reads before paced GC work (MQSim's
+//!   preemptible GC: GC transactions wait behind user transactions unless GC is urgent); host
+//!   programs and GC work keep their arrival order, so a write-bound die still copies at the pace.
 //! - **Foreground.** Below the foreground level (`max(3, ftl.gc_urgent_threshold)` blocks: one more
-//!   than the host's reserved block and the GC block), copying runs unpaced and in arrival order
-//!   with host work, as under `threshold`.
+//!   than the host's reserved block and the GC block), copying runs unpaced, `FOREGROUND_WINDOW`
+//!   reads in flight, in arrival order with host work.
 //!
 //! Relocations (read reclaim, static wear leveling) free no space and are never paced.
 //!
@@ -33,6 +37,9 @@
 use crate::ftl::params::{FtlConfig, GcPacingKind};
 
 use super::ops::GC_READ_WINDOW;
+
+/// Victim page reads in flight on a plane in foreground GC (below the foreground level).
+pub const FOREGROUND_WINDOW: u32 = 4 * GC_READ_WINDOW;
 
 /// The pacing rule and its per-plane state.
 #[derive(Clone, Debug)]
@@ -53,6 +60,8 @@ pub struct Paced {
     ratio: Vec<f64>,
     /// Most credit banked: one block's units.
     cap: f64,
+    /// Units earned and not yet copied, per plane (the GC's lag behind the host).
+    owed: Vec<f64>,
 }
 
 impl GcPacing {
@@ -72,6 +81,7 @@ impl GcPacing {
                     credit: vec![0.0; planes as usize],
                     ratio: vec![f64::INFINITY; planes as usize],
                     cap: f64::from(block_units),
+                    owed: vec![0.0; planes as usize],
                 })
             }
         }
@@ -106,7 +116,9 @@ impl GcPacing {
             if ratio.is_finite() && free < state.stop {
                 let gain = 1.0 + state.start.saturating_sub(free + 1) as f64;
                 // At most a block's copying banked: earning cannot run far ahead of the copying.
-                state.credit[index] = (state.credit[index] + f64::from(units) * ratio * gain).min(state.cap);
+                let earned = f64::from(units) * ratio * gain;
+                state.credit[index] = (state.credit[index] + earned).min(state.cap);
+                state.owed[index] = (state.owed[index] + earned).min(state.cap);
             }
         }
     }
@@ -118,8 +130,14 @@ impl GcPacing {
             GcPacing::Threshold => GC_READ_WINDOW,
             GcPacing::Paced(state) => {
                 let index = plane as usize;
-                if !state.ratio[index].is_finite() || free < state.foreground || state.credit[index] > 0.0 {
+                if !state.ratio[index].is_finite() {
                     GC_READ_WINDOW
+                } else if free < state.foreground {
+                    FOREGROUND_WINDOW
+                } else if state.credit[index] > 0.0 {
+                    // As many reads as the credit covers (each spends its units when issued): a
+                    // die whose queue is deep with host programs still copies at the pace.
+                    u32::MAX
                 } else if idle && free < state.stop {
                     1
                 } else {
@@ -136,6 +154,23 @@ impl GcPacing {
             if state.ratio[index].is_finite() {
                 state.credit[index] -= f64::from(units);
             }
+        }
+    }
+
+    /// `units` of a victim page of `plane` were copied.
+    pub fn copied(&mut self, plane: u32, units: u32) {
+        if let GcPacing::Paced(state) = self {
+            let index = plane as usize;
+            state.owed[index] = (state.owed[index] - f64::from(units)).max(0.0);
+        }
+    }
+
+    /// Whether host writes to `plane` wait for its GC: under `paced`, while the copying it owes
+    /// exceeds a quarter of a block (host writes cannot run ahead of the GC they require).
+    pub fn holds_host_writes(&self, plane: u32) -> bool {
+        match self {
+            GcPacing::Threshold => false,
+            GcPacing::Paced(state) => state.owed[plane as usize] > 0.25 * state.cap,
         }
     }
 

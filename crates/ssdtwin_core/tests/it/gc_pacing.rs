@@ -84,7 +84,7 @@ fn free_blocks_over_time(extra: &[&str], seconds: f64, every: Duration) -> (Vec<
     let planes = live.ftl().geometry.planes();
     let span = live.capacity_bytes() / live.unit_bytes();
     let mut rng = Rng::stream(scenario.seed, "gc_pacing_test");
-    let mut next = |rng: &mut Rng| CommandSpec {
+    let next = |rng: &mut Rng| CommandSpec {
         is_read: false,
         first_unit: rng.below(span) as u32,
         units: 1,
