@@ -163,10 +163,12 @@ impl Controller {
             let target = self.ftl.targets()[self.next_target];
             self.next_target = (self.next_target + 1) % targets;
             let planes = target.first_plane..target.first_plane + target.plane_count;
-            if !planes
-                .clone()
-                .all(|plane| self.ftl.can_allocate(plane, Stream::User) && !self.pacing.holds_host_writes(plane))
-            {
+            if !planes.clone().all(|plane| {
+                self.ftl.can_allocate(plane, Stream::User)
+                    && !self
+                        .pacing
+                        .holds_host_writes(plane, self.gc[plane as usize].victim != NONE)
+            }) {
                 continue;
             }
             let mut pages = [(0, 0); MAX_PLANES];

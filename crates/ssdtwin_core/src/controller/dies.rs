@@ -277,7 +277,7 @@ impl Controller {
                     state.batch = served;
                 }
             }
-            OpKind::GcRead { block, page, .. } => self.on_gc_read_done(block, page, cx),
+            OpKind::GcRead { block, page, units } => self.on_gc_read_done(block, page, units, cx),
             OpKind::CopyRead { .. } => {}
             OpKind::Program {
                 stream,

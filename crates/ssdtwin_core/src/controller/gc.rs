@@ -123,17 +123,15 @@ impl Controller {
     }
 
     /// Copies the still-valid units of a victim page into the plane's GC page.
-    pub(super) fn on_gc_read_done<O: Observer>(&mut self, block: u32, page: u32, cx: &mut Context<O>) {
+    pub(super) fn on_gc_read_done<O: Observer>(&mut self, block: u32, page: u32, units: u32, cx: &mut Context<O>) {
         let plane = self.geometry.plane_of_block(block);
         let die = self.geometry.die_of_block(block);
         let first = self.geometry.unit_address(block, page, 0);
-        let mut copied = 0;
         for unit in first..first + self.geometry.units_per_page {
             let logical = self.ftl.mapping.logical(unit);
             if logical == NONE {
                 continue;
             }
-            copied += 1;
             let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
             if let Some(target) = full_page {
                 let mut pages = [(0, 0); MAX_PLANES];
@@ -148,7 +146,7 @@ impl Controller {
             }
         }
         self.gc[plane as usize].reads_in_flight -= 1;
-        self.pacing.copied(plane, copied);
+        self.pacing.read_done(plane, units);
         self.issue_gc_reads(plane, cx);
     }
 

@@ -60,8 +60,8 @@ pub struct Paced {
     ratio: Vec<f64>,
     /// Most credit banked: one block's units.
     cap: f64,
-    /// Units earned and not yet copied, per plane (the GC's lag behind the host).
-    owed: Vec<f64>,
+    /// Units of victim page reads issued and not yet done, per plane.
+    in_flight: Vec<f64>,
 }
 
 impl GcPacing {
@@ -81,7 +81,7 @@ impl GcPacing {
                     credit: vec![0.0; planes as usize],
                     ratio: vec![f64::INFINITY; planes as usize],
                     cap: f64::from(block_units),
-                    owed: vec![0.0; planes as usize],
+                    in_flight: vec![0.0; planes as usize],
                 })
             }
         }
@@ -100,6 +100,8 @@ impl GcPacing {
     /// reclamation, earned by host writes; otherwise a relocation, unpaced).
     pub fn claimed(&mut self, plane: u32, valid: u32, units: u32, paced: bool) {
         if let GcPacing::Paced(state) = self {
+            // Surplus earned for the last victim does not carry over; a debt does.
+            state.credit[plane as usize] = state.credit[plane as usize].min(0.0);
             state.ratio[plane as usize] = if paced {
                 f64::from(valid) / f64::from(units.saturating_sub(valid).max(1))
             } else {
@@ -118,7 +120,6 @@ impl GcPacing {
                 // At most a block's copying banked: earning cannot run far ahead of the copying.
                 let earned = f64::from(units) * ratio * gain;
                 state.credit[index] = (state.credit[index] + earned).min(state.cap);
-                state.owed[index] = (state.owed[index] + earned).min(state.cap);
             }
         }
     }
@@ -154,23 +155,27 @@ impl GcPacing {
             if state.ratio[index].is_finite() {
                 state.credit[index] -= f64::from(units);
             }
+            state.in_flight[index] += f64::from(units);
         }
     }
 
-    /// `units` of a victim page of `plane` were copied.
-    pub fn copied(&mut self, plane: u32, units: u32) {
+    /// A victim page read of `plane` issued with `units` valid units is done.
+    pub fn read_done(&mut self, plane: u32, units: u32) {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
-            state.owed[index] = (state.owed[index] - f64::from(units)).max(0.0);
+            state.in_flight[index] = (state.in_flight[index] - f64::from(units)).max(0.0);
         }
     }
 
-    /// Whether host writes to `plane` wait for its GC: under `paced`, while the copying it owes
-    /// exceeds a quarter of a block (host writes cannot run ahead of the GC they require).
-    pub fn holds_host_writes(&self, plane: u32) -> bool {
+    /// Whether host writes to `plane` wait for its GC (`collecting`: a victim is being copied):
+    /// under `paced`, while the copying earned and not done exceeds a quarter of a block.
+    pub fn holds_host_writes(&self, plane: u32, collecting: bool) -> bool {
         match self {
             GcPacing::Threshold => false,
-            GcPacing::Paced(state) => state.owed[plane as usize] > 0.25 * state.cap,
+            GcPacing::Paced(state) => {
+                let index = plane as usize;
+                collecting && state.credit[index].max(0.0) + state.in_flight[index] > 0.25 * state.cap
+            }
         }
     }
 
