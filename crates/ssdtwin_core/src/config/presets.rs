@@ -97,7 +97,9 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path, files: &mut Vec<Written>
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description"
+                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description",
+                // A drive file's error carries its place (`locate.rs`); a built-in preset's names it.
+                if from_file { String::new() } else { format!("{origin}: ") }
             ),
         ));
     }

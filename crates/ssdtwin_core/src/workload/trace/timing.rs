@@ -128,9 +128,9 @@ impl Clock {
         }
         if stats.used && stats.long_gaps > 0 {
             warnings.push(format!(
-                "trace {path}: {} gaps of {} or more between requests ({largest}); the timed replay idles \
+                "trace {path}: {} of {} or more between requests ({largest}); the timed replay idles \
                  through them (times time_scale)",
-                stats.long_gaps,
+                counted(stats.long_gaps, "gap", "gaps"),
                 readable(LONG_GAP_NS)
             ));
         }
@@ -141,12 +141,19 @@ impl Clock {
                 "no effect on a closed-loop replay"
             };
             warnings.push(format!(
-                "trace {path}: {} timestamps earlier than the request's before them (first on line {}); {effect}",
-                stats.backward, stats.first_backward_line
+                "trace {path}: {} earlier than the request's before {} (first on line {}); {effect}",
+                counted(stats.backward, "timestamp", "timestamps"),
+                if stats.backward == 1 { "it" } else { "them" },
+                stats.first_backward_line
             ));
         }
         warnings
     }
+}
+
+/// `1 gap`, `3 gaps`.
+fn counted(count: u64, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// `50000000` ns as `50 ms`, to three significant decimals at most.
@@ -199,7 +206,10 @@ mod tests {
         closed.arrival(20_000_000, 3).unwrap();
         let warnings = closed.warnings("t.trace").join("\n");
         assert!(warnings.contains("timestamps ignored"), "{warnings}");
-        assert!(warnings.contains("1 timestamps earlier"), "{warnings}");
+        assert!(
+            warnings.contains("1 timestamp earlier than the request's before it"),
+            "{warnings}"
+        );
     }
 
     #[test]
