@@ -22,7 +22,7 @@ pub mod timing;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
-use super::params::{AddressMap, BlkparseEvent, OperationFilter, Replay, TraceConfig, TraceFormat};
+use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
 use crate::base::time::Time;
 use crate::host::command::CommandSpec;
 pub use record::TraceRecord;
@@ -195,7 +195,7 @@ pub struct TraceSource {
     device_units: u64,
     limit: u64,
     issued: u64,
-    clock: timing::Clock,
+    clock: Box<timing::Clock>,
 }
 
 impl TraceSource {
@@ -222,7 +222,7 @@ impl TraceSource {
             device_units,
             limit: config.limit,
             issued: 0,
-            clock: timing::Clock::new(config.replay == Replay::Timed, config.lenient, config.time_scale),
+            clock: timing::Clock::boxed(config),
         })
     }
 

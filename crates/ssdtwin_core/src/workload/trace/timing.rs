@@ -9,6 +9,7 @@
 //!   trace's span and largest gap, and counts timestamps going backwards.
 
 use crate::base::time::{Duration, Time};
+use crate::workload::params::{Replay, TraceConfig};
 
 /// A gap between consecutive requests at least this long is counted as a long gap [ns of trace
 /// time, before `time_scale`].
@@ -48,6 +49,16 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// The clock of a replay of `config`, boxed (its stats would make a trace the one large
+    /// variant of `workload::Source`).
+    pub fn boxed(config: &TraceConfig) -> Box<Clock> {
+        Box::new(Clock::new(
+            config.replay == Replay::Timed,
+            config.lenient,
+            config.time_scale,
+        ))
+    }
+
     pub fn new(timed: bool, lenient: bool, time_scale: f64) -> Clock {
         Clock {
             lenient,
