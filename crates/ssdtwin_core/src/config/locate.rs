@@ -7,7 +7,6 @@
 //! key's position from that file's text. TOML syntax errors carry their own position.
 
 use crate::base::error::{ConfigError, Location};
-use crate::config::Override;
 
 /// The text of a file the user named (scenario or drive file), kept to locate its keys.
 #[derive(Debug)]
@@ -101,17 +100,20 @@ fn offset_of(text: &str, steps: &[Step<'_>]) -> Option<usize> {
     offset
 }
 
-/// Whether override `item` sets the key at `key` (or a table holding it).
-fn overrides_key(item: &Override, key: &str) -> bool {
-    key == item.key
-        || key
-            .strip_prefix(item.key.as_str())
-            .is_some_and(|rest| rest.starts_with('.') || rest.starts_with('['))
+/// Whether an override of `overridden` sets the key at `key` (or a table holding it).
+fn overrides_key(overridden: &str, key: &str) -> bool {
+    key.strip_prefix(overridden)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
-/// `error` with the place of its key in the topmost file that sets it, when no override does.
-pub(super) fn locate(error: ConfigError, overrides: &[Override], files: &[Written]) -> ConfigError {
-    if error.location.is_some() || overrides.iter().any(|item| overrides_key(item, &error.key)) {
+/// `error` with the place of its key in the topmost file that sets it, when no override (of the
+/// keys `overridden`) does.
+pub(super) fn locate<'k>(
+    error: ConfigError,
+    mut overridden: impl Iterator<Item = &'k str>,
+    files: &[Written],
+) -> ConfigError {
+    if error.location.is_some() || overridden.any(|item| overrides_key(item, &error.key)) {
         return error;
     }
     for file in files {

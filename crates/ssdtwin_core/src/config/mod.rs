@@ -128,7 +128,8 @@ pub fn json_to_toml(key: &str, value: serde_json::Value) -> Result<toml::Value, 
 /// user named (scenario file, drive file given by path) carries the key's place in that file.
 pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario, ConfigError> {
     let mut files = Vec::new();
-    load_layers(source, overrides, &mut files).map_err(|error| locate::locate(error, overrides, &files))
+    load_layers(source, overrides, &mut files)
+        .map_err(|error| locate::locate(error, overrides.iter().map(|item| item.key.as_str()), &files))
 }
 
 /// [`load`], keeping in `files` the text of the files read, topmost layer first.
@@ -159,14 +160,22 @@ fn load_layers(
         ScenarioSource::Text { toml, base_dir } => (parse_toml(toml, "scenario")?, base_dir.clone()),
         ScenarioSource::Table { table, base_dir } => (table.clone(), base_dir.clone()),
     };
-    if let Some(item) = run_end::implied(&table) {
-        set_path(&mut table, &item.key, item.value)?;
+    if let Some((key, value)) = run_end::implied(&table) {
+        set_path(&mut table, key, value)?;
     }
     // Overrides set together one layer, whose run-end choice (`run_end.rs`) goes with them.
+    let mut layer = toml::Table::new();
+    for item in overrides {
+        // An override that cannot be set reports its error when it is applied below.
+        let _ = set_path(&mut layer, &item.key, item.value.clone());
+    }
     let overrides: Vec<Override> = overrides
         .iter()
         .cloned()
-        .chain(run_end::implied(&run_end::overrides_layer(overrides)))
+        .chain(run_end::implied(&layer).map(|(key, value)| Override {
+            key: key.to_string(),
+            value,
+        }))
         .collect();
     for item in &overrides {
         set_path(&mut table, &item.key, item.value.clone())?;
@@ -182,8 +191,8 @@ fn load_layers(
         }
     };
     let mut merged = presets::load_preset(&drive, &base_dir, files)?;
-    if let Some(item) = run_end::implied(&merged) {
-        set_path(&mut merged, &item.key, item.value)?;
+    if let Some((key, value)) = run_end::implied(&merged) {
+        set_path(&mut merged, key, value)?;
     }
     merge(&mut merged, table);
     // Overrides win over the preset too, even when the scenario file did not mention the key.

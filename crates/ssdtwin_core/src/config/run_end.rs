@@ -16,22 +16,18 @@
 //! `--set workload.io_count=1000` on a time-bounded study runs 1,000 commands.
 
 use crate::base::units::parse_duration;
-use crate::config::Override;
 
-/// The setting this layer implies for the other key of the pair, if it sets only one of them.
-pub(super) fn implied(layer: &toml::Table) -> Option<Override> {
+/// The setting (key path, value) this layer implies for the other key of the pair, if it sets
+/// only one of them.
+pub(super) fn implied(layer: &toml::Table) -> Option<(&'static str, toml::Value)> {
     let workload = layer.get("workload")?.as_table()?;
     let count = workload.get("io_count");
     let duration = workload.get("duration");
     match (count, duration) {
-        (None, Some(duration)) if !is_zero_duration(duration) => Some(Override {
-            key: "workload.io_count".to_string(),
-            value: toml::Value::Integer(0),
-        }),
-        (Some(count), None) if *count != toml::Value::Integer(0) => Some(Override {
-            key: "workload.duration".to_string(),
-            value: toml::Value::String("0s".to_string()),
-        }),
+        (None, Some(duration)) if !is_zero_duration(duration) => Some(("workload.io_count", toml::Value::Integer(0))),
+        (Some(count), None) if *count != toml::Value::Integer(0) => {
+            Some(("workload.duration", toml::Value::String("0s".to_string())))
+        }
         _ => None,
     }
 }
@@ -44,16 +40,6 @@ fn is_zero_duration(value: &toml::Value) -> bool {
         .is_some_and(|duration| duration.as_nanos() == 0)
 }
 
-/// The layer the overrides make together, to find what they imply.
-pub(super) fn overrides_layer(overrides: &[Override]) -> toml::Table {
-    let mut layer = toml::Table::new();
-    for item in overrides {
-        // An override that cannot be set reports its error when it is applied.
-        let _ = super::set_path(&mut layer, &item.key, item.value.clone());
-    }
-    layer
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -64,7 +50,7 @@ mod tests {
 
     #[test]
     fn a_duration_alone_clears_the_count_and_a_count_alone_the_duration() {
-        let implied_by = |text: &str| implied(&layer(text)).map(|item| (item.key, item.value));
+        let implied_by = |text: &str| implied(&layer(text)).map(|(key, value)| (key.to_string(), value));
         assert_eq!(
             implied_by("[workload]\nduration = \"50ms\""),
             Some(("workload.io_count".into(), toml::Value::Integer(0)))
