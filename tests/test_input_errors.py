@@ -76,12 +76,13 @@ def write_trace(folder: Path, last_line: str) -> Path:
     return path
 
 
-TRACE = {"workload.kind": "trace", "workload.trace.format": "disksim", "workload.precondition": "none"}
+TRACE = {**SMALL, "workload.kind": "trace", "workload.trace.format": "disksim"}
+"""A trace replay on the small drive of `SMALL` (`workload.io_count` does not bound a trace)."""
 
 
 def test_a_50_ms_jump_in_a_trace_is_reported(tmp_path: Path):
     trace = write_trace(tmp_path, "52000000 0 24 8 0")
-    report = ssdtwin.run(**SMALL, **TRACE, **{"workload.trace.path": str(trace)}).to_dict()
+    report = ssdtwin.run(**TRACE, **{"workload.trace.path": str(trace)}).to_dict()
     stamps = report["workload"]["trace_timestamps"]
     assert stamps["used"] is True
     assert (stamps["long_gaps"], stamps["largest_gap_line"], stamps["backward"]) == (1, 3, 0)
@@ -91,7 +92,7 @@ def test_a_50_ms_jump_in_a_trace_is_reported(tmp_path: Path):
 
 def test_cli_warns_of_the_jump_and_of_ignored_timestamps(tmp_path: Path):
     trace = write_trace(tmp_path, "52000000 0 24 8 0")
-    settings = [f"{key}={value}" for key, value in {**SMALL, **TRACE, "workload.trace.path": trace}.items()]
+    settings = [f"{key}={value}" for key, value in {**TRACE, "workload.trace.path": trace}.items()]
     arguments = [item for setting in settings for item in ("--set", setting)]
     timed = cli("run", *arguments, "--quiet")
     assert timed.returncode == 0, timed.stderr
@@ -105,11 +106,10 @@ def test_cli_warns_of_the_jump_and_of_ignored_timestamps(tmp_path: Path):
 def test_a_timestamp_going_backwards_names_file_and_line(tmp_path: Path):
     trace = write_trace(tmp_path, "2000000 0 24 8 0")
     with pytest.raises(ssdtwin.ConfigError) as caught:
-        ssdtwin.run(**SMALL, **TRACE, **{"workload.trace.path": str(trace)})
+        ssdtwin.run(**TRACE, **{"workload.trace.path": str(trace)})
     assert caught.value.key == "workload.trace.path"
     assert f"{trace}:4: timestamp 49 ms earlier than the request's on line 3" in caught.value.message
-    lenient = ssdtwin.run(
-        **SMALL, **TRACE, **{"workload.trace.path": str(trace), "workload.trace.lenient": True}
-    ).to_dict()
+    lenient = ssdtwin.run(**TRACE, **{"workload.trace.path": str(trace), "workload.trace.lenient": True})
+    lenient = lenient.to_dict()
     assert lenient["workload"]["trace_timestamps"]["backward"] == 1
     assert lenient["host_ios"] == 4
