@@ -107,31 +107,44 @@ fn overrides_key(overridden: &str, key: &str) -> bool {
 }
 
 /// `error` with the place of its key in the topmost file that sets it, when no override (of the
-/// keys `overridden`) does.
+/// keys `overridden`) does. A key under a file's prefix (`drive.hosts`, a drive file's own
+/// check) belongs to that file whatever the overrides.
 pub(super) fn locate<'k>(
     error: ConfigError,
     mut overridden: impl Iterator<Item = &'k str>,
     files: &[Written],
 ) -> ConfigError {
-    if error.location.is_some() || overridden.any(|item| overrides_key(item, &error.key)) {
+    if error.location.is_some() {
         return error;
     }
-    for file in files {
-        let key = match error.key.strip_prefix(file.prefix) {
-            Some(rest) if !file.prefix.is_empty() => rest,
-            _ => error.key.as_str(),
-        };
-        let Some(offset) = steps(key).and_then(|steps| offset_of(&file.text, &steps)) else {
-            continue;
-        };
-        let (line, column) = line_column(&file.text, offset);
-        return error.at(Location {
-            file: file.file.clone(),
-            line,
-            column,
-        });
+    let prefixed = files.iter().find_map(|file| {
+        let key = error
+            .key
+            .strip_prefix(file.prefix)
+            .filter(|_| !file.prefix.is_empty())?;
+        place(file, key)
+    });
+    let place = prefixed.or_else(|| {
+        if overridden.any(|item| overrides_key(item, &error.key)) {
+            return None;
+        }
+        files.iter().find_map(|file| place(file, &error.key))
+    });
+    match place {
+        Some(location) => error.at(location),
+        None => error,
     }
-    error
+}
+
+/// Where key path `key` is written in `file`, if it is.
+fn place(file: &Written, key: &str) -> Option<Location> {
+    let offset = offset_of(&file.text, &steps(key)?)?;
+    let (line, column) = line_column(&file.text, offset);
+    Some(Location {
+        file: file.file.clone(),
+        line,
+        column,
+    })
 }
 
 /// A TOML syntax error of `origin`: what the parser says, at its line and column when `file`

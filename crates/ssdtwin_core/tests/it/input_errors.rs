@@ -264,6 +264,11 @@ fn a_typo_in_a_drive_file_names_that_file() {
     let error = load_file(&path, &[]).unwrap_err();
     assert_eq!(error.key, "drive.hots");
     assert_eq!(error.location.map(|place| (place.line, place.column)), Some((4, 2)));
+    // Named by an override, the drive file is still where its own keys are.
+    let (path, _) = scenario_file(&dir.0, "queue_depth = 1", "queue_depth = 1");
+    let error = load_file(&path, &["drive=my.toml"]).unwrap_err();
+    assert_eq!(error.key, "drive.hots");
+    assert_eq!(error.location.map(|place| (place.line, place.column)), Some((4, 2)));
 }
 
 const HINT: &str = "\"4KB\" is 4,000 bytes (KB is decimal, 1000); did you mean \"4KiB\" (4,096 bytes)?";
