@@ -19,6 +19,7 @@ mod ftl_invariants;
 mod ftl_properties;
 mod hardening;
 mod host;
+mod input_errors;
 mod layers;
 mod live;
 mod mappings;
