@@ -166,6 +166,7 @@ def config_error(key: str, message: str) -> ConfigError:
     error = ConfigError(f"`{key}`: {message}" if key else message)
     error.key = key
     error.message = message
+    error.file = error.line = error.column = None
     return error
 
 

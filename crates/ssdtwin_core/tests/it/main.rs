@@ -20,6 +20,7 @@ mod ftl_properties;
 mod gc_pacing;
 mod hardening;
 mod host;
+mod input_errors;
 mod layers;
 mod live;
 mod mappings;
