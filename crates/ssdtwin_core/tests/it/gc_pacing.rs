@@ -67,6 +67,14 @@ fn paced_gc_iops_per_100ms_stay_within_20_percent_of_their_mean_after_the_first_
     let windows = &windows[..windows.len().saturating_sub(1)];
     assert!(windows.len() >= 20, "{} windows: the run is too short", windows.len());
     let mean = windows.iter().sum::<f64>() / windows.len() as f64;
+    let low = windows.iter().copied().fold(f64::MAX, f64::min);
+    let high = windows.iter().copied().fold(0.0, f64::max);
+    eprintln!(
+        "{} windows of 100 ms after 1 s: {:.3} to {:.3} of their mean {mean:.0}",
+        windows.len(),
+        low / mean,
+        high / mean
+    );
     for (index, iops) in windows.iter().enumerate() {
         assert!(
             (iops / mean - 1.0).abs() <= 0.20,
