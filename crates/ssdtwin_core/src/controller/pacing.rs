@@ -239,11 +239,15 @@ mod tests {
         );
         assert_eq!(
             pacing.read_window(0, 2, false),
-            GC_READ_WINDOW,
+            FOREGROUND_WINDOW,
             "short: foreground, unpaced"
         );
         pacing.host_units(0, 4, 7);
-        assert_eq!(pacing.read_window(0, 7, false), GC_READ_WINDOW, "earned: copying");
+        assert_eq!(
+            pacing.read_window(0, 7, false),
+            u32::MAX,
+            "earned: copying while the credit lasts"
+        );
         pacing.spend(0, 6);
         assert_eq!(pacing.read_window(0, 7, false), 0, "spent: waits again");
     }
