@@ -25,13 +25,18 @@ impl Controller {
         }
     }
 
-    /// Whether GC work at `die` waits behind its host reads: under `paced`, while no plane
+    /// Whether GC work at `die` waits behind its host reads: under `paced` with page mapping, while no plane
     /// of the die is below the foreground level (MQSim's preemptible GC).
     #[inline]
     pub(super) fn gc_yields(&self, die: u32) -> bool {
         let Some((_, _, foreground)) = self.pacing.levels() else {
             return false;
         };
+        if !self.ftl.is_page_mapped() {
+            // Block mapping and BAST: the internal queue holds the copies and erases a write is
+            // waiting for, not paced GC.
+            return false;
+        }
         let planes = self.geometry.planes_per_die;
         (die * planes..(die + 1) * planes).all(|plane| self.ftl.free_blocks(plane) >= foreground)
     }
