@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release -p ssdtwin_core --example gc_lockstep -- [SECONDS] [KEY=VALUE]...`
 //! prints, per 50 ms of simulated time: completed IOPS, the least, mean and most free blocks over
-//! the planes, how many planes are below the GC start level and below the urgent level, and the
-//! cumulative erases. Under `ftl.gc_pacing = "threshold"` every plane crosses the start level in the
+//! the planes, how many planes are below the GC start level and below the urgent (under `paced`:
+//! foreground) level, and the cumulative erases. Under `ftl.gc_pacing = "threshold"` every plane crosses the start level in the
 //! same window (the host's writes are striped evenly), GC then runs on all of them at once and
 //! IOPS collapse; under `paced` the free blocks stay in the band and IOPS stay flat.
 
@@ -34,7 +34,12 @@ fn main() {
     let planes = live.ftl().geometry.planes();
     let blocks = live.ftl().geometry.blocks_per_plane;
     let start = ((scenario.ftl.gc_threshold * f64::from(blocks)).ceil() as usize).max(2);
+    // Foreground level of `paced` (`controller/pacing.rs`); `threshold` has only `gc_urgent_threshold`.
     let urgent = (scenario.ftl.gc_urgent_threshold * f64::from(blocks)).ceil() as usize;
+    let urgent = match scenario.ftl.gc_pacing {
+        ssdtwin_core::ftl::params::GcPacingKind::Paced => urgent.max(3),
+        ssdtwin_core::ftl::params::GcPacingKind::Threshold => urgent,
+    };
     let capacity = (live.capacity_bytes() / live.unit_bytes()) as u64;
     let mut rng = Rng::stream(scenario.seed, "gc_lockstep");
     let next = |rng: &mut Rng| CommandSpec {
@@ -52,7 +57,7 @@ fn main() {
     let mut completed = 0u64;
     let mut tag = u64::from(queue_depth);
     let mut done: Vec<LiveCompletion> = Vec::new();
-    println!("time_s kiops free_min free_mean free_max below_start below_urgent erases");
+    println!("time_s kiops free_min free_mean free_max below_start below_foreground erases");
     while live.now() < end {
         live.step().expect("step");
         live.take_completions(&mut done);
