@@ -7,7 +7,7 @@
 //!
 //! `paced` (the default), as drive firmware does:
 //! - **Band.** A plane takes a victim when its free blocks are below the stop level
-//!   (`ftl.gc_stop_threshold`, by default twice the start level); at or above it, no GC. The start level is where pacing speeds up.
+//!   (`ftl.gc_stop_threshold`, by default one block above the start level); at or above it, no GC. The start level is where pacing speeds up.
 //! - **Proportional to host writes.** Each host page placed in the plane earns the victim's copies
 //!   in proportion: a victim with `v` of its `U` units valid frees `U - v` units for `v` copies, so a
 //!   host page of `n` units earns `n * v / (U - v)` units of copying. Per victim, host pages and GC
@@ -81,7 +81,11 @@ impl GcPacing {
                 let urgent = (config.gc_urgent_threshold * blocks).ceil() as usize;
                 GcPacing::Paced(Paced {
                     start,
-                    stop: ((config.gc_stop_level() * blocks).ceil() as usize).max(start + 1),
+                    stop: if config.gc_stop_threshold > 0.0 {
+                        ((config.gc_stop_threshold * blocks).ceil() as usize).max(start + 1)
+                    } else {
+                        start + 1
+                    },
                     foreground: urgent.max(3),
                     credit: vec![0.0; planes as usize],
                     ratio: vec![f64::INFINITY; planes as usize],

@@ -138,7 +138,8 @@ fn start_level(scenario: &Scenario) -> usize {
 fn paced_gc_holds_free_blocks_in_the_band_and_reclaims_what_host_writes_consume() {
     let (samples, scenario, [user, gc, erases]) = free_blocks_over_time(&[], 6.0, Duration::from_millis(20));
     let start = start_level(&scenario);
-    let stop = (scenario.ftl.gc_stop_level() * f64::from(scenario.flash.blocks_per_plane)).ceil() as usize;
+    let stop = start + 1; // `ftl.gc_stop_threshold = 0`: one block above the start level
+    assert_eq!(scenario.ftl.gc_stop_threshold, 0.0);
     let low = samples.iter().flatten().min().copied().unwrap();
     let high = samples.iter().flatten().max().copied().unwrap();
     eprintln!(
