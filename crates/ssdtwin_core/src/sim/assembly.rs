@@ -206,6 +206,8 @@ impl Simulation {
             jobs.iter()
                 .map(|job| JobMetrics::new(&job.name, job.queue_depth))
                 .collect(),
+            scenario.report.steady_window,
+            !live && !scenario.workload.warmup.is_off(),
         );
         Ok(Simulation {
             scenario: scenario.clone(),
@@ -229,6 +231,7 @@ impl Simulation {
             probes: Vec::new(),
             plp,
             power_losses: Vec::new(),
+            baseline: None,
         })
     }
 

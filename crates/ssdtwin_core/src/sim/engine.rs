@@ -26,6 +26,7 @@ impl Simulation {
         // Throttling limits from the starting temperatures apply to the first submission.
         self.start_thermal();
         self.schedule_power_losses();
+        self.prepare_warmup();
         let mut cx = Context {
             now: self.now,
             events: &mut self.events,
@@ -37,6 +38,9 @@ impl Simulation {
             self.now = time;
             self.events_handled += 1;
             self.dispatch(event);
+            if !self.observers.metrics.measuring {
+                self.check_warmup();
+            }
             self.check_workload()?;
             if self.host.idle() {
                 break;
@@ -66,6 +70,10 @@ impl Simulation {
     /// happen), then routes completed reads to the host.
     #[inline]
     pub(super) fn dispatch(&mut self, event: Event) {
+        if event == Event::WarmupEnd {
+            self.start_measurement(self.now);
+            return;
+        }
         if event == Event::ThermalStep {
             // The thermal model's own event (`sim/thermal.rs`): it reads the power model and
             // acts on several components, so it takes the whole simulation.
@@ -96,7 +104,7 @@ impl Simulation {
                 let (die, action) = self.probes[index as usize];
                 controller.issue_probe(index, die, action, cx);
             }
-            Event::ThermalStep => unreachable!("handled above"),
+            Event::ThermalStep | Event::WarmupEnd => unreachable!("handled above"),
             Event::PowerLoss => power_loss = true,
         }
         for index in 0..controller.to_host.len() {

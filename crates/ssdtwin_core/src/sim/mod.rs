@@ -19,6 +19,7 @@ pub mod report;
 pub mod scenario;
 mod snapshot;
 mod thermal;
+mod warmup;
 
 use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
@@ -82,4 +83,6 @@ pub struct Simulation {
     plp: plp_model::PlpModel,
     /// Power cuts so far.
     power_losses: Vec<plp_model::PowerLossEvent>,
+    /// Counters at the end of the warm-up (`workload.warmup`), when there was one.
+    baseline: Option<Box<warmup::Baseline>>,
 }
