@@ -26,9 +26,11 @@ mod power;
 mod reliability;
 mod source_scan;
 mod steady;
+mod steady_check;
 mod suspend;
 mod theory;
 mod thermal;
+mod warmup;
 mod workloads;
 
 use std::path::PathBuf;
