@@ -38,9 +38,6 @@ impl Simulation {
             self.now = time;
             self.events_handled += 1;
             self.dispatch(event);
-            if !self.observers.metrics.measuring {
-                self.check_warmup();
-            }
             self.check_workload()?;
             if self.host.idle() {
                 break;
@@ -70,10 +67,6 @@ impl Simulation {
     /// happen), then routes completed reads to the host.
     #[inline]
     pub(super) fn dispatch(&mut self, event: Event) {
-        if event == Event::WarmupEnd {
-            self.start_measurement(self.now);
-            return;
-        }
         if event == Event::ThermalStep {
             // The thermal model's own event (`sim/thermal.rs`): it reads the power model and
             // acts on several components, so it takes the whole simulation.
@@ -88,7 +81,9 @@ impl Simulation {
             events: &mut self.events,
             observers: &mut self.observers,
         };
-        let mut power_loss = false;
+        // Events that act on the whole simulation, handled once the borrows above end: rare, so
+        // they cost the common path one test.
+        let mut whole = None;
         match event {
             Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
             Event::HostArrival => host.on_arrival(controller, workload, cx),
@@ -104,16 +99,20 @@ impl Simulation {
                 let (die, action) = self.probes[index as usize];
                 controller.issue_probe(index, die, action, cx);
             }
-            Event::ThermalStep | Event::WarmupEnd => unreachable!("handled above"),
-            Event::PowerLoss => power_loss = true,
+            Event::ThermalStep => unreachable!("handled above"),
+            Event::PowerLoss | Event::WarmupEnd => whole = Some(event),
         }
         for index in 0..controller.to_host.len() {
             host.deliver(controller.to_host[index], controller, cx);
         }
         controller.to_host.clear();
-        if power_loss {
-            let event = self.power_loss();
-            self.power_losses.push(event);
+        match whole {
+            None => {}
+            Some(Event::WarmupEnd) => self.start_measurement(self.now),
+            Some(_) => {
+                let event = self.power_loss();
+                self.power_losses.push(event);
+            }
         }
     }
 

@@ -1,7 +1,9 @@
 //! The warm-up (`workload.warmup`, as fio's `ramp_time`): the start of the run that no measured
 //! figure counts. It ends after its count of host completions, or at its instant (an event); then
 //! the metrics start measuring, and the counters of the controller, the FTL and the power model
-//! are noted, so the report gives what happened after (`gather.rs` subtracts them).
+//! are noted, so the report gives what happened after (`gather.rs` subtracts them). Both ends are
+//! an `Event::WarmupEnd`: scheduled at the start for a time, by the host at its completion of the
+//! count for commands (completions at that same instant handled before it count as warm-up).
 //!
 //! The warm-up runs in addition to the measured part: with `io_count` the host issues
 //! `io_count` commands more than the warm-up completed; with `duration` it stops `duration`
@@ -57,6 +59,8 @@ impl Simulation {
         match workload.warmup {
             Warmup::Off => {}
             Warmup::Commands(count) => {
+                // The host schedules the warm-up's end at its `count`th completion.
+                self.host.warmup_commands = count;
                 if bounded && workload.io_count > 0 {
                     self.host.io_count = workload.io_count.saturating_add(count);
                 } else if bounded {
@@ -72,16 +76,6 @@ impl Simulation {
                     self.host.stop_at = Time::ZERO + at + workload.duration;
                 }
                 self.events.schedule(Time::ZERO + at, Event::WarmupEnd);
-            }
-        }
-    }
-
-    /// After an event during a warm-up of commands: ends it once they have completed.
-    #[inline]
-    pub(super) fn check_warmup(&mut self) {
-        if let Warmup::Commands(count) = self.scenario.workload.warmup {
-            if self.observers.metrics.warmup_completed >= count {
-                self.start_measurement(self.now);
             }
         }
     }
