@@ -1,8 +1,8 @@
 //! The report of a run, gathered from the components' tallies and the observers' figures.
 
+use super::baseline::Measured;
 use super::observers::ThermalFigures;
 use super::report::{Report, WarmupReport};
-use super::warmup::Measured;
 use super::Simulation;
 use crate::base::time::Duration;
 use crate::controller::tally::{SuspendTally, Tally};

@@ -8,6 +8,7 @@
 //! globals, so simulations on different threads never meet. This file imports none of its
 //! children, so they may import it without a cycle.
 mod assembly;
+mod baseline;
 mod engine;
 mod gather;
 pub mod harness;
@@ -84,5 +85,5 @@ pub struct Simulation {
     /// Power cuts so far.
     power_losses: Vec<plp_model::PowerLossEvent>,
     /// Counters at the end of the warm-up (`workload.warmup`), when there was one.
-    baseline: Option<Box<warmup::Baseline>>,
+    baseline: Option<Box<baseline::Baseline>>,
 }

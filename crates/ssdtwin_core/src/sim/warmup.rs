@@ -9,41 +9,14 @@
 //! `io_count` commands more than the warm-up completed; with `duration` it stops `duration`
 //! after the warm-up's end.
 
+use super::baseline::{tally_since, Baseline, Measured};
 use super::Simulation;
 use crate::base::event::Event;
 use crate::base::time::{Duration, Time};
-use crate::controller::tally::{SuspendTally, Tally};
 use crate::ftl::types::{PlacementCounts, SchemeCounts};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::workload::params::Warmup;
 use crate::workload::Source;
-
-/// Counters at the start of the measured run.
-#[derive(Clone, Debug, Default)]
-pub struct Baseline {
-    pub at: Time,
-    pub tally: Tally,
-    pub placed: PlacementCounts,
-    pub scheme: SchemeCounts,
-    pub channel_switches: u64,
-    pub wear_relocations: u64,
-    pub die_busy: Duration,
-    pub events: u64,
-    /// Cumulative energy per power component (`power::timeseries::COMPONENTS`) [J].
-    pub energies: [f64; 6],
-}
-
-/// The counters of a measured run: the controller's and the FTL's since its start.
-#[derive(Clone, Debug, Default)]
-pub struct Measured {
-    pub tally: Tally,
-    pub placed: PlacementCounts,
-    pub scheme: SchemeCounts,
-    pub channel_switches: u64,
-    pub wear_relocations: u64,
-    pub die_busy: Duration,
-    pub events: u64,
-}
 
 /// The host stops issuing commands by itself (synthetic and IIoT workloads); traces, job files and
 /// live sessions end where their input does.
@@ -187,33 +160,5 @@ impl Simulation {
             die_busy: now.die_busy - base.die_busy,
             events: now.events - base.events,
         }
-    }
-}
-
-/// `now` − `base`, counter by counter.
-fn tally_since(now: &Tally, base: &Tally) -> Tally {
-    let histogram = |now: &[u64], base: &[u64]| -> Vec<u64> {
-        now.iter()
-            .enumerate()
-            .map(|(index, &count)| count - base.get(index).copied().unwrap_or(0))
-            .collect()
-    };
-    Tally {
-        reads: now.reads - base.reads,
-        programs: now.programs - base.programs,
-        erases: now.erases - base.erases,
-        gc_reads: now.gc_reads - base.gc_reads,
-        gc_programs: now.gc_programs - base.gc_programs,
-        mapping_reads: now.mapping_reads - base.mapping_reads,
-        mapping_programs: now.mapping_programs - base.mapping_programs,
-        hol_events: now.hol_events - base.hol_events,
-        suspend: SuspendTally {
-            program: now.suspend.program - base.suspend.program,
-            erase: now.suspend.erase - base.suspend.erase,
-            per_program: histogram(&now.suspend.per_program, &base.suspend.per_program),
-            per_erase: histogram(&now.suspend.per_erase, &base.suspend.per_erase),
-            program_time: now.suspend.program_time - base.suspend.program_time,
-            erase_time: now.suspend.erase_time - base.suspend.erase_time,
-        },
     }
 }
