@@ -116,6 +116,14 @@ impl Ftl {
         }
     }
 
+    /// Logical units mapped to a physical unit: after a fill with no trims or power cuts, every
+    /// logical unit ([`Self::logical_units`]).
+    pub fn mapped_units(&self) -> u32 {
+        (0..self.logical_units())
+            .filter(|&logical| self.mapping.physical(logical) != NONE)
+            .count() as u32
+    }
+
     /// The state a scheme's invariant check reads.
     fn view(&self) -> PlacementView<'_> {
         PlacementView {

@@ -14,6 +14,9 @@ pub const NONE: u32 = u32::MAX;
 pub struct Mapping {
     forward: LargeArray,
     reverse: LargeArray,
+    /// Test builds only (`verify` feature): the version of each unit's data ([`super::versions`]).
+    #[cfg(feature = "verify")]
+    pub versions: super::versions::Versions,
 }
 
 impl Mapping {
@@ -29,13 +32,20 @@ impl Mapping {
 
     /// A mapping from its forward and reverse arrays (a snapshot's).
     pub fn from_arrays(forward: LargeArray, reverse: LargeArray) -> Mapping {
-        Mapping { forward, reverse }
+        Mapping {
+            #[cfg(feature = "verify")]
+            versions: super::versions::Versions::of_maps(&forward, &reverse),
+            forward,
+            reverse,
+        }
     }
 
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
             forward: LargeArray::filled(logical_units as usize, NONE),
             reverse: LargeArray::filled(physical_units as usize, NONE),
+            #[cfg(feature = "verify")]
+            versions: super::versions::Versions::new(logical_units, physical_units),
         }
     }
 
@@ -69,6 +79,19 @@ impl Mapping {
         debug_assert_eq!(self.reverse[physical as usize], NONE);
         self.forward[logical as usize] = physical;
         self.reverse[physical as usize] = logical;
+        #[cfg(feature = "verify")]
+        self.versions.placed(logical, physical, NONE, super::types::Stream::User);
+    }
+
+    /// Test builds only: drops `logical` from both maps, as a lost write would (the caller
+    /// fixes the block's valid count), so a check can be shown to catch the loss.
+    #[cfg(feature = "verify")]
+    pub fn forget(&mut self, logical: u32) -> u32 {
+        let physical = std::mem::replace(&mut self.forward[logical as usize], NONE);
+        if physical != NONE {
+            self.reverse[physical as usize] = NONE;
+        }
+        physical
     }
 
     pub fn logical_units(&self) -> usize {
