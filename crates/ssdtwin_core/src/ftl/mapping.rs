@@ -80,7 +80,8 @@ impl Mapping {
         self.forward[logical as usize] = physical;
         self.reverse[physical as usize] = logical;
         #[cfg(feature = "verify")]
-        self.versions.placed(logical, physical, NONE, super::types::Stream::User);
+        self.versions
+            .placed(logical, physical, NONE, super::types::Stream::User);
     }
 
     /// Test builds only: drops `logical` from both maps, as a lost write would (the caller

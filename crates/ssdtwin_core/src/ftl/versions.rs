@@ -126,7 +126,11 @@ impl Ftl {
     /// still written of a block not yet closed, with both maps and the valid counts consistent.
     pub fn roll_back_unit(&mut self, logical: u32, older: u32) {
         let block = self.geometry.block_of_unit(older);
-        assert_ne!(self.blocks.state[block as usize], BlockState::Closed, "roll back into an open block");
+        assert_ne!(
+            self.blocks.state[block as usize],
+            BlockState::Closed,
+            "roll back into an open block"
+        );
         let current = self.mapping.remap(logical, older);
         if current != NONE {
             self.blocks.invalidate(self.geometry.block_of_unit(current));
@@ -198,8 +202,14 @@ mod tests {
     fn a_unit_rolled_back_to_its_older_copy_fails_the_version_check() {
         let (mut ftl, first, _) = written_twice(3);
         ftl.roll_back_unit(3, first);
-        assert_eq!(ftl.check_invariants(), Ok(()), "the maps alone cannot see the roll-back");
-        let error = ftl.check_versions().expect_err("a rolled-back unit must fail the check");
+        assert_eq!(
+            ftl.check_invariants(),
+            Ok(()),
+            "the maps alone cannot see the roll-back"
+        );
+        let error = ftl
+            .check_versions()
+            .expect_err("a rolled-back unit must fail the check");
         assert!(error.contains("version 1, not its latest, 2"), "{error}");
     }
 }

@@ -225,6 +225,50 @@ fn hot_packages_age_their_data_faster() {
 }
 
 #[test]
+fn data_kept_hot_ages_by_the_arrhenius_ratio_of_its_temperatures() {
+    // The same data kept three days at 40 °C and at 70 °C before the run (the aged start; the run's
+    // own second of reads at 25 °C adds under 1e-6 of it). JESD218B Annex A: retention time
+    // accelerates by AF = exp[(Ea / k)·(1/T_cool − 1/T_hot)], Ea = 1.1 eV (set here) and Boltzmann's
+    // constant k = 8.617333e-5 eV/K (CODATA 2018).
+    const EA_EV: f64 = 1.1;
+    const BOLTZMANN_EV_PER_K: f64 = 8.617_333e-5;
+    let (cool_c, hot_c) = (40.0, 70.0);
+    let aged = |temp_c: f64| {
+        let retention_temp = format!("reliability.retention_temp_c={temp_c}");
+        let report = run(&scenario(&settings(&with(&[
+            "reliability.enabled=true",
+            "reliability.model=\"retention_3d\"",
+            "reliability.retention_3d.alpha=7.92e-6",
+            "reliability.retention_3d.beta=0.25",
+            "reliability.activation_energy_ev=1.1",
+            "reliability.acceleration=true",
+            "reliability.temp_c=25",
+            "reliability.pe_cycles=3000",
+            "reliability.pe_spread=0",
+            "reliability.retention_age=\"3d\"",
+            &retention_temp,
+        ]))));
+        let reliability = report.reliability.unwrap();
+        assert_eq!(
+            reliability.retries, 0,
+            "below the hard-decision limit: every read costs the same"
+        );
+        reliability.rber_mean
+    };
+    let (cool, hot) = (aged(cool_c), aged(hot_c));
+    // Retention-3D model (Luo et al., SIGMETRICS 2018), slope set above: RBER ∝ t^(α·PE + β), so
+    // the retention times stand in the ratio (RBER_hot / RBER_cool)^(1 / (α·PE + β)).
+    let exponent = 7.92e-6 * 3000.0 + 0.25;
+    let measured = (hot / cool).powf(1.0 / exponent);
+    let kelvin = |celsius: f64| celsius + 273.15;
+    let expected = (EA_EV / BOLTZMANN_EV_PER_K * (1.0 / kelvin(cool_c) - 1.0 / kelvin(hot_c))).exp();
+    assert!(
+        (measured / expected - 1.0).abs() < 1e-3,
+        "retention at {hot_c} °C over {cool_c} °C: {measured}x, Arrhenius {expected}x"
+    );
+}
+
+#[test]
 fn bad_reliability_keys_are_refused_naming_the_key() {
     let check = |setting: &str, key: &str| {
         let mut overrides = vec![Override::parse("reliability.enabled=true").unwrap()];
