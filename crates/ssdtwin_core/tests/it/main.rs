@@ -13,6 +13,7 @@
 mod bounds;
 mod channel_bound;
 mod channel_timing;
+mod codewords;
 mod determinism;
 mod dram;
 mod ftl_invariants;

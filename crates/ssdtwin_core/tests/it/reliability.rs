@@ -237,7 +237,7 @@ fn data_kept_hot_ages_by_the_arrhenius_ratio_of_its_temperatures() {
         let retention_temp = format!("reliability.retention_temp_c={temp_c}");
         let report = run(&scenario(&settings(&with(&[
             "reliability.enabled=true",
-            "reliability.model=\"retention_3d\"",
+            "reliability.model=\"retention3d\"",
             "reliability.retention_3d.alpha=7.92e-6",
             "reliability.retention_3d.beta=0.25",
             "reliability.activation_energy_ev=1.1",
