@@ -5,7 +5,6 @@
 
 use super::bounds::{self, Drive, Kind};
 use super::{relative_error, run, scenario};
-use ssdtwin_core::base::time::Time;
 use ssdtwin_core::{load, Override, ScenarioSource};
 
 /// Thermal model on, on the small test drive (4 dies, so 4 packages: the preset has 8), a short
@@ -194,9 +193,11 @@ fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
         a.swap(column, pivot);
         b.swap(column, pivot);
         for row in column + 1..n {
-            let factor = a[row][column] / a[column][column];
-            for k in column..n {
-                a[row][k] -= factor * a[column][k];
+            let (upper, lower) = a.split_at_mut(row);
+            let (pivot_row, target) = (&upper[column], &mut lower[0]);
+            let factor = target[column] / pivot_row[column];
+            for (entry, &above) in target[column..].iter_mut().zip(&pivot_row[column..]) {
+                *entry -= factor * above;
             }
             b[row] -= factor * b[column];
         }
