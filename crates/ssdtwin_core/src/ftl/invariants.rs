@@ -11,6 +11,9 @@ impl Ftl {
     /// Checks the FTL's invariants (ARCHITECTURE.md, "Invariants"): every mapped logical unit points at a
     /// physical unit that points back at it, in a page written since its block's erase; each block's valid count equals the valid units in
     /// it; every block is in exactly one state and the free lists hold exactly the free blocks.
+    /// Unmapped logical units are skipped (a drive may hold units never written), so a unit lost
+    /// from both maps consistently passes here: [`Self::mapped_units`] after a fill and, in test
+    /// builds, `check_versions` (`versions.rs`) catch that.
     pub fn check_invariants(&self) -> Result<(), String> {
         let geometry = self.geometry;
         let mut valid = vec![0u32; geometry.blocks() as usize];
