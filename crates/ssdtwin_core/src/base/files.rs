@@ -32,7 +32,6 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::{load, ScenarioSource};
     use std::path::PathBuf;
 
     /// A fresh folder for one test, removed when it ends.
@@ -74,32 +73,5 @@ mod tests {
             sparse(&path, bytes);
             assert_eq!(read_text(&path).expect("at most the cap").len() as u64, bytes);
         }
-    }
-
-    #[test]
-    fn a_scenario_file_over_the_cap_is_refused_naming_the_file_and_the_cap() {
-        let scratch = Scratch::new("scenario-over");
-        let path = scratch.0.join("huge_scenario.toml");
-        sparse(&path, MAX_TEXT_FILE_BYTES + 1);
-        let error = load(&ScenarioSource::File(path.clone()), &[]).expect_err("over the cap");
-        let message = error.to_string();
-        assert!(
-            message.contains(&path.display().to_string()) && message.contains("16 MiB"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn a_scenario_file_just_under_the_cap_loads() {
-        let scratch = Scratch::new("scenario-under");
-        let path = scratch.0.join("padded_scenario.toml");
-        // A real scenario line, then a comment that brings the file to one byte under the cap.
-        let head = "seed = 7\n# ";
-        let padding = MAX_TEXT_FILE_BYTES as usize - 1 - head.len() - 1;
-        let text = format!("{head}{}\n", "x".repeat(padding));
-        assert_eq!(text.len() as u64, MAX_TEXT_FILE_BYTES - 1);
-        std::fs::write(&path, text).unwrap();
-        let scenario = load(&ScenarioSource::File(path), &[]).expect("under the cap, a valid scenario");
-        assert_eq!(scenario.seed, 7);
     }
 }

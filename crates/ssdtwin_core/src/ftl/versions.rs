@@ -15,68 +15,7 @@
 
 use super::blocks::BlockState;
 use super::mapping::NONE;
-use super::types::Stream;
 use super::Ftl;
-
-/// The version of each logical unit's latest write and of the data in each physical slot.
-#[derive(Clone, Debug, Default)]
-pub struct Versions {
-    /// Per logical unit: how many times the host placed it (0: never written).
-    latest: Vec<u32>,
-    /// Per physical slot: the version of the data written there (0: none since the start).
-    slot: Vec<u32>,
-}
-
-impl Versions {
-    pub fn new(logical_units: u64, physical_units: u64) -> Versions {
-        Versions {
-            latest: vec![0; logical_units as usize],
-            slot: vec![0; physical_units as usize],
-        }
-    }
-
-    /// The versions of maps loaded from a snapshot: every mapped unit holds its first version.
-    pub fn of_maps(forward: &[u32], reverse: &[u32]) -> Versions {
-        let mut versions = Versions::new(forward.len() as u64, reverse.len() as u64);
-        for (logical, &physical) in forward.iter().enumerate() {
-            if physical != NONE {
-                versions.latest[logical] = 1;
-                versions.slot[physical as usize] = 1;
-            }
-        }
-        versions
-    }
-
-    /// `logical` now lives at `physical`, moved from `old` ([`NONE`]: it was unmapped).
-    #[inline]
-    pub fn placed(&mut self, logical: u32, physical: u32, old: u32, stream: Stream) {
-        let version = match stream {
-            Stream::User => {
-                self.latest[logical as usize] += 1;
-                self.latest[logical as usize]
-            }
-            // A copy carries its source's data; a copy of nothing carries no version.
-            Stream::Gc if old == NONE => 0,
-            Stream::Gc => self.slot[old as usize],
-        };
-        self.slot[physical as usize] = version;
-    }
-
-    /// The latest version of `logical` (0: never written).
-    pub fn latest(&self, logical: u32) -> u32 {
-        self.latest[logical as usize]
-    }
-
-    /// The version of the data in `physical` (0: none).
-    pub fn slot(&self, physical: u32) -> u32 {
-        self.slot[physical as usize]
-    }
-
-    /// Host placements since the start, preconditioning included.
-    pub fn placements(&self) -> u64 {
-        self.latest.iter().map(|&version| u64::from(version)).sum()
-    }
-}
 
 impl Ftl {
     /// Every logical unit ever written maps to a slot that holds its latest version, and no
@@ -146,6 +85,7 @@ mod tests {
     use crate::flash::geometry::Geometry;
     use crate::flash::params::FlashConfig;
     use crate::ftl::params::FtlConfig;
+    use crate::ftl::types::Stream;
 
     /// A one-plane FTL with `logical` written twice, on two pages: (ftl, first home, second home).
     fn written_twice(logical: u32) -> (Ftl, u32, u32) {

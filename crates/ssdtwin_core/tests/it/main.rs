@@ -29,6 +29,7 @@ mod reliability;
 mod source_scan;
 mod steady;
 mod suspend;
+mod text_files;
 mod theory;
 mod thermal;
 mod workloads;

@@ -371,6 +371,11 @@ fn block_mapping_runs_with_reliability_and_reclaim_on() {
     let scenario = scenario(&[
         "ftl.mapping=\"block\"",
         "ftl.mapping_unit=\"16KiB\"",
+        // A 16 KiB unit is four 4,320 B LDPC codewords: their parity, and one codeword of the
+        // four with four times the correctable bits (the same hard-decision limit).
+        "flash.parity_per_codeword=\"896B\"",
+        "reliability.codeword=\"17280B\"",
+        "reliability.correctable_bits=880",
         "workload.block_size=\"16KiB\"",
         "workload.read_fraction=0.5",
         "workload.io_count=3000",
