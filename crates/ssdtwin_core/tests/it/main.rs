@@ -13,6 +13,7 @@
 mod bounds;
 mod channel_bound;
 mod channel_timing;
+mod codewords;
 mod determinism;
 mod dram;
 mod ftl_invariants;
@@ -22,12 +23,14 @@ mod host;
 mod input_errors;
 mod layers;
 mod live;
+mod loss;
 mod mappings;
 mod power;
 mod reliability;
 mod source_scan;
 mod steady;
 mod suspend;
+mod text_files;
 mod theory;
 mod thermal;
 mod workloads;
@@ -36,7 +39,6 @@ use std::path::PathBuf;
 
 use ssdtwin_core::base::time::Duration;
 use ssdtwin_core::config::CellType;
-use ssdtwin_core::host::pcie_bytes_per_second;
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 
 /// The small drive and workload every test starts from: 2 channels x 2 dies x 2 planes, TLC with
@@ -148,6 +150,25 @@ pub fn units_per_page(scenario: &Scenario) -> u64 {
 pub fn channel_data_time(scenario: &Scenario, units: u64) -> Duration {
     let bytes = units * (scenario.ftl.mapping_unit.bytes() + scenario.flash.parity_per_codeword.bytes());
     Duration::for_transfer(bytes, scenario.flash.bus_rate.per_second())
+}
+
+/// Usable bytes per second of one PCIe link direction, from the PCI-SIG base specifications and
+/// written out here, not taken from the simulator (`host::pcie_bytes_per_second`): per-lane
+/// transfer rate (2.5, 5, 8, 16, 32, 64 GT/s for generations 1 to 6) × line-code efficiency
+/// (8b/10b for generations 1-2, 128b/130b for 3-5, 242/256 for the FLIT mode of 6) / 8 bits ×
+/// lanes × TLP efficiency (a 256 B maximum payload carries about 24 B of header, sequence
+/// number, LCRC and framing: 256/280).
+pub fn pcie_bytes_per_second(generation: u8, lanes: u8) -> f64 {
+    let (gigatransfers_per_second, encoding) = match generation {
+        1 => (2.5, 8.0 / 10.0),
+        2 => (5.0, 8.0 / 10.0),
+        3 => (8.0, 128.0 / 130.0),
+        4 => (16.0, 128.0 / 130.0),
+        5 => (32.0, 128.0 / 130.0),
+        6 => (64.0, 242.0 / 256.0),
+        _ => panic!("PCIe generation {generation}: the tests know generations 1 to 6"),
+    };
+    gigatransfers_per_second * 1e9 * encoding / 8.0 * f64::from(lanes) * (256.0 / 280.0)
 }
 
 /// PCIe time to move `bytes` in one direction.
