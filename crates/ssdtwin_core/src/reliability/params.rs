@@ -17,6 +17,9 @@ use crate::base::units::ByteSize;
 #[serde(rename_all = "snake_case")]
 pub enum RberModelKind {
     /// 3D NAND retention: ln RBER = (α·PEC + β)·ln t + γ·PEC + δ (`[reliability.retention_3d]`).
+    /// Named as its table is (`retention_3d`); `retention3d`, the name serde's snake case gave it
+    /// before, is still accepted.
+    #[serde(rename = "retention_3d", alias = "retention3d")]
     Retention3d,
     /// Planar power law: RBER = ε + α·PEC^k + β·PEC^m·t^n (`[reliability.power_law]`).
     PowerLaw,
