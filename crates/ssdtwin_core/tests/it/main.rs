@@ -102,6 +102,31 @@ precondition = "fill"
 steady_overwrites = 1.0
 "#;
 
+/// A fresh folder for one test's files, removed with everything in it when dropped; it reads as
+/// the folder's `Path`.
+#[derive(Debug)]
+pub struct Folder(pub PathBuf);
+
+impl std::ops::Deref for Folder {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A new [`Folder`] under the system's temporary folder; `name` must be unique among the tests.
+pub fn folder(name: &str) -> Folder {
+    let path = std::env::temp_dir().join(format!("ssdtwin-it-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&path).unwrap();
+    Folder(path)
+}
+
 /// [`BASE`] with `settings` (`"key.path=value"`, as `ssdtwin run --set`) applied.
 pub fn scenario(settings: &[&str]) -> Scenario {
     scenario_from(BASE, settings)

@@ -2,27 +2,12 @@
 //! scenario file one byte over it is refused naming the file and the cap, one a byte under loads.
 //! (`base/files.rs` tests the reader itself at and around the cap.)
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ssdtwin_core::base::files::MAX_TEXT_FILE_BYTES;
 use ssdtwin_core::{load, ScenarioSource};
 
-/// A fresh folder for one test, removed when it ends.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(name: &str) -> Scratch {
-        let path = std::env::temp_dir().join(format!("ssdtwin-text-files-{}-{name}", std::process::id()));
-        std::fs::create_dir_all(&path).unwrap();
-        Scratch(path)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use super::folder;
 
 /// A sparse file of `bytes` NUL bytes (no disk written).
 fn sparse(path: &Path, bytes: u64) {
@@ -31,7 +16,7 @@ fn sparse(path: &Path, bytes: u64) {
 
 #[test]
 fn a_scenario_file_over_the_cap_is_refused_naming_the_file_and_the_cap() {
-    let scratch = Scratch::new("scenario-over");
+    let scratch = folder("scenario-over");
     let path = scratch.0.join("huge_scenario.toml");
     sparse(&path, MAX_TEXT_FILE_BYTES + 1);
     let error = load(&ScenarioSource::File(path.clone()), &[]).expect_err("over the cap");
@@ -45,7 +30,7 @@ fn a_scenario_file_over_the_cap_is_refused_naming_the_file_and_the_cap() {
 
 #[test]
 fn a_scenario_file_just_under_the_cap_loads() {
-    let scratch = Scratch::new("scenario-under");
+    let scratch = folder("scenario-under");
     let path = scratch.0.join("padded_scenario.toml");
     // A real scenario line, then a comment that brings the file to one byte under the cap.
     let head = "seed = 7\n# ";
@@ -59,7 +44,7 @@ fn a_scenario_file_just_under_the_cap_loads() {
 
 #[test]
 fn a_drive_file_over_the_cap_is_refused_naming_the_file_and_the_cap() {
-    let scratch = Scratch::new("drive-over");
+    let scratch = folder("drive-over");
     let path = scratch.0.join("huge_drive.toml");
     sparse(&path, MAX_TEXT_FILE_BYTES + 1);
     let source = ScenarioSource::Text {
