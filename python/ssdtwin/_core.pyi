@@ -18,6 +18,12 @@ class ConfigError(ValueError):
     """Dotted key path of the problem, e.g. `host.queue_depth`; empty when not tied to a key."""
     message: str
     """What is wrong and what is allowed."""
+    file: str | None
+    """The file in which the key is written (scenario or drive file); None when not read from a file."""
+    line: int | None
+    """The key's line in `file` (1-based); None without a file."""
+    column: int | None
+    """The key's column in `file` (1-based); None without a file."""
 
 def run(
     scenario_path: str | None,

@@ -18,7 +18,7 @@ create_exception!(
     ssdtwin._core,
     ConfigError,
     PyValueError,
-    "A scenario problem: `key` is the dotted key path (empty when not tied to a key), `message` what is wrong and what is allowed."
+    "A scenario problem: `key` is the dotted key path (empty when not tied to a key), `message` what is wrong and what is allowed; `file`, `line` and `column` say where the key is written when it was read from a file (else None)."
 );
 
 create_exception!(
@@ -31,12 +31,17 @@ create_exception!(
 /// Least wall time between two calls of the Python progress callable (at most 10 calls a second).
 const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
-/// The core's `ConfigError` as a Python `ConfigError` carrying `key` and `message`.
+/// The core's `ConfigError` as a Python `ConfigError` carrying `key`, `message` and, when the key
+/// was read from a file the user named, `file`, `line` and `column` (all three `None` otherwise).
 fn config_error(py: Python<'_>, error: ssdtwin_core::ConfigError) -> PyErr {
     let python_error = ConfigError::new_err(error.to_string());
     let value = python_error.value(py);
     // Setting attributes on a fresh exception instance cannot fail; if it ever did, the error
     // would still carry the full text.
+    let location = error.location.as_ref();
+    let _ = value.setattr("file", location.map(|place| place.file.clone()));
+    let _ = value.setattr("line", location.map(|place| place.line));
+    let _ = value.setattr("column", location.map(|place| place.column));
     let _ = value.setattr("key", error.key);
     let _ = value.setattr("message", error.message);
     python_error

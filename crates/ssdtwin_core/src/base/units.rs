@@ -87,6 +87,47 @@ pub fn parse_byte_size(text: &str) -> Result<ByteSize, String> {
     Ok(ByteSize(bytes as u64))
 }
 
+/// For a size written with a decimal unit (`"4KB"`), its binary twin and a hint for an error
+/// message: `("4KiB", "\"4KB\" is 4,000 bytes (KB is decimal, 1000); did you mean \"4KiB\"
+/// (4,096 bytes)?")`. `None` for other sizes, and when the twin is not a whole number of bytes.
+pub fn decimal_size_hint(text: &str) -> Option<(String, String)> {
+    let (value, unit) = split_number(text)?;
+    let (binary, power, base) = match unit {
+        "KB" | "kB" => ("KiB", 1, "1000"),
+        "MB" => ("MiB", 2, "1000^2"),
+        "GB" => ("GiB", 3, "1000^3"),
+        "TB" => ("TiB", 4, "1000^4"),
+        _ => return None,
+    };
+    let decimal_bytes = value * 1000f64.powi(power);
+    let binary_bytes = value * 1024f64.powi(power);
+    if decimal_bytes.fract() != 0.0 || binary_bytes.fract() != 0.0 || binary_bytes >= u64::MAX as f64 {
+        return None;
+    }
+    let number = text.trim()[..text.trim().len() - unit.len()].trim();
+    let twin = format!("{number}{binary}");
+    let hint = format!(
+        "\"{}\" is {} bytes ({unit} is decimal, {base}); did you mean \"{twin}\" ({} bytes)?",
+        text.trim(),
+        grouped(decimal_bytes as u64),
+        grouped(binary_bytes as u64)
+    );
+    Some((twin, hint))
+}
+
+/// `4096` as `4,096`.
+pub fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let units = [
@@ -229,6 +270,27 @@ mod tests {
         assert!(parse_byte_size("16").is_err());
         assert!(parse_byte_size("0.5B").is_err());
         assert_eq!(ByteSize(16384).to_string(), "16KiB");
+    }
+
+    #[test]
+    fn decimal_sizes_get_their_binary_twin_in_a_hint() {
+        let (twin, hint) = decimal_size_hint("4KB").unwrap();
+        assert_eq!(twin, "4KiB");
+        assert_eq!(
+            hint,
+            "\"4KB\" is 4,000 bytes (KB is decimal, 1000); did you mean \"4KiB\" (4,096 bytes)?"
+        );
+        let (twin, hint) = decimal_size_hint("1.5MB").unwrap();
+        assert_eq!(twin, "1.5MiB");
+        assert!(
+            hint.contains("1,500,000 bytes") && hint.contains("1,572,864 bytes"),
+            "{hint}"
+        );
+        assert_eq!(decimal_size_hint("4KiB"), None);
+        assert_eq!(decimal_size_hint("4k"), None);
+        assert_eq!(decimal_size_hint("0.0001KB"), None);
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000_000), "1,000,000");
     }
 
     #[test]

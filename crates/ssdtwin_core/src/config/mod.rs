@@ -2,14 +2,19 @@
 //! merge, the JSON schema and validation.
 //!
 //! Resolution order, later wins: struct defaults < drive preset < scenario file < overrides.
-//! Every failure is a [`ConfigError`] naming the key path, the value and what is allowed.
+//! Every failure is a [`ConfigError`] naming the key path, the value and what is allowed, and,
+//! when the key was read from a file the user named, the file, line and column (`locate.rs`).
+//! `workload.io_count` and `workload.duration` are settled per layer (`run_end.rs`).
 //!
 //! The parameters themselves are declared by the layers that use them (`flash/params.rs`,
 //! `ftl/params.rs`, ...; the aggregate [`Scenario`] in `sim/scenario.rs`); they are re-exported
 //! here so `ssdtwin_core::config::HostMode` and the like keep working. No module below this one
 //! imports it.
 
+mod hint;
+mod locate;
 mod presets;
+mod run_end;
 mod validate;
 
 use std::path::{Path, PathBuf};
@@ -119,8 +124,20 @@ pub fn json_to_toml(key: &str, value: serde_json::Value) -> Result<toml::Value, 
     })
 }
 
-/// Loads, merges, overrides and validates a scenario.
+/// Loads, merges, overrides and validates a scenario. An error about a key read from a file the
+/// user named (scenario file, drive file given by path) carries the key's place in that file.
 pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario, ConfigError> {
+    let mut files = Vec::new();
+    load_layers(source, overrides, &mut files)
+        .map_err(|error| locate::locate(error, overrides.iter().map(|item| item.key.as_str()), &files))
+}
+
+/// [`load`], keeping in `files` the text of the files read, topmost layer first.
+fn load_layers(
+    source: &ScenarioSource,
+    overrides: &[Override],
+    files: &mut Vec<locate::Written>,
+) -> Result<Scenario, ConfigError> {
     let (mut table, base_dir) = match source {
         ScenarioSource::Default => {
             let mut table = parse_toml(DEFAULT_SCENARIO, "built-in default scenario")?;
@@ -131,16 +148,36 @@ pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario,
             (table, PathBuf::from("."))
         }
         ScenarioSource::File(path) => {
-            let text = crate::base::files::read_text(path).map_err(|error| {
-                ConfigError::new("", format!("cannot read scenario file {}: {error}", path.display()))
-            })?;
+            let file = path.display().to_string();
+            let text = crate::base::files::read_text(path)
+                .map_err(|error| ConfigError::new("", format!("cannot read scenario file {file}: {error}")))?;
             let base_dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-            (parse_toml(&text, &path.display().to_string())?, base_dir)
+            let table =
+                toml::from_str(&text).map_err(|error| locate::syntax_error("", &file, Some(&file), &text, &error))?;
+            files.push(locate::Written { file, text, prefix: "" });
+            (table, base_dir)
         }
         ScenarioSource::Text { toml, base_dir } => (parse_toml(toml, "scenario")?, base_dir.clone()),
         ScenarioSource::Table { table, base_dir } => (table.clone(), base_dir.clone()),
     };
+    if let Some((key, value)) = run_end::implied(&table) {
+        set_path(&mut table, key, value)?;
+    }
+    // Overrides set together one layer, whose run-end choice (`run_end.rs`) goes with them.
+    let mut layer = toml::Table::new();
     for item in overrides {
+        // An override that cannot be set reports its error when it is applied below.
+        let _ = set_path(&mut layer, &item.key, item.value.clone());
+    }
+    let overrides: Vec<Override> = overrides
+        .iter()
+        .cloned()
+        .chain(run_end::implied(&layer).map(|(key, value)| Override {
+            key: key.to_string(),
+            value,
+        }))
+        .collect();
+    for item in &overrides {
         set_path(&mut table, &item.key, item.value.clone())?;
     }
     let drive = match table.get("drive") {
@@ -153,16 +190,22 @@ pub fn load(source: &ScenarioSource, overrides: &[Override]) -> Result<Scenario,
             ))
         }
     };
-    let mut merged = presets::load_preset(&drive, &base_dir)?;
+    let mut merged = presets::load_preset(&drive, &base_dir, files)?;
+    if let Some((key, value)) = run_end::implied(&merged) {
+        set_path(&mut merged, key, value)?;
+    }
     merge(&mut merged, table);
     // Overrides win over the preset too, even when the scenario file did not mention the key.
-    for item in overrides {
+    for item in &overrides {
         set_path(&mut merged, &item.key, item.value.clone())?;
     }
-    let mut scenario = from_table(merged)?;
-    resolve_workload_paths(&mut scenario, &base_dir);
-    validate::validate(&scenario)?;
-    Ok(scenario)
+    let check = |table: &toml::Table| -> Result<Scenario, ConfigError> {
+        let mut scenario = from_table(table)?;
+        resolve_workload_paths(&mut scenario, &base_dir);
+        validate::validate(&scenario)?;
+        Ok(scenario)
+    };
+    check(&merged).map_err(|error| hint::decimal_size(error, &merged, check))
 }
 
 /// Makes the trace and fio job paths absolute, relative to the scenario file's folder, so the
@@ -176,8 +219,8 @@ fn resolve_workload_paths(scenario: &mut Scenario, base_dir: &Path) {
 }
 
 /// Deserializes a merged table, naming the key path of the first error.
-fn from_table(table: toml::Table) -> Result<Scenario, ConfigError> {
-    let text = toml::to_string(&table).map_err(|error| ConfigError::new("", error.to_string()))?;
+fn from_table(table: &toml::Table) -> Result<Scenario, ConfigError> {
+    let text = toml::to_string(table).map_err(|error| ConfigError::new("", error.to_string()))?;
     let deserializer = toml::Deserializer::parse(&text).map_err(|error| ConfigError::new("", error.to_string()))?;
     serde_path_to_error::deserialize(deserializer).map_err(|error| {
         let key = error.path().to_string();
@@ -201,7 +244,7 @@ fn clean_serde_message(message: &str) -> String {
 }
 
 fn parse_toml(text: &str, origin: &str) -> Result<toml::Table, ConfigError> {
-    toml::from_str(text).map_err(|error| ConfigError::new("", format!("{origin} is not valid TOML: {error}")))
+    toml::from_str(text).map_err(|error| locate::syntax_error("", origin, None, text, &error))
 }
 
 /// Sets `a.b.c = value`, creating tables on the way.

@@ -6,6 +6,7 @@
 
 use std::path::Path;
 
+use super::locate::{syntax_error, Written};
 use crate::base::error::ConfigError;
 
 /// A built-in drive preset.
@@ -56,8 +57,9 @@ fn description_of(toml: &'static str) -> &'static str {
         .unwrap_or("")
 }
 
-/// The table of preset `drive`: a built-in name, or a path relative to `base_dir`.
-pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, ConfigError> {
+/// The table of preset `drive`: a built-in name, or a path relative to `base_dir` (whose text
+/// then joins `files`, to locate errors in it).
+pub(super) fn load_preset(drive: &str, base_dir: &Path, files: &mut Vec<Written>) -> Result<toml::Table, ConfigError> {
     let (text, origin) = match PRESET_FILES.iter().find(|(name, _)| *name == drive) {
         Some((_, text)) => (text.to_string(), format!("preset {drive}")),
         None if drive.ends_with(".toml") || drive.contains('/') => {
@@ -77,8 +79,16 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
             ))
         }
     };
+    let from_file = !origin.starts_with("preset ");
     let mut table: toml::Table = toml::from_str(&text)
-        .map_err(|error| ConfigError::new("drive", format!("{origin} is not valid TOML: {error}")))?;
+        .map_err(|error| syntax_error("drive", &origin, from_file.then_some(origin.as_str()), &text, &error))?;
+    if from_file {
+        files.push(Written {
+            file: origin.clone(),
+            text,
+            prefix: "drive.",
+        });
+    }
     table.remove("description");
     if let Some(key) = table
         .keys()
@@ -87,7 +97,9 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path) -> Result<toml::Table, C
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{origin}: a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description"
+                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description",
+                // A drive file's error carries its place (`locate.rs`); a built-in preset's names it.
+                if from_file { String::new() } else { format!("{origin}: ") }
             ),
         ));
     }
@@ -102,7 +114,7 @@ mod tests {
     fn every_preset_has_a_description_and_parses() {
         for preset in presets() {
             assert!(!preset.description.is_empty(), "{} lacks a description", preset.name);
-            load_preset(preset.name, Path::new(".")).unwrap();
+            load_preset(preset.name, Path::new("."), &mut Vec::new()).unwrap();
         }
     }
 }

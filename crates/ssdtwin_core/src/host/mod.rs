@@ -100,8 +100,10 @@ pub struct Host {
     pub wakeup_pending: bool,
     /// Commands generated so far.
     pub issued: u64,
-    /// Commands to generate (0: until `stop_at`).
+    /// Commands to generate (0: no bound on the count).
     pub io_count: u64,
+    /// No command is generated from this instant on (`Time::MAX`: no bound on time). With both
+    /// bounds, the first reached ends the run.
     pub stop_at: Time,
     /// Commands completed so far.
     pub completed: u64,
@@ -156,7 +158,11 @@ impl Host {
             wakeup_pending: false,
             issued: 0,
             io_count,
-            stop_at: if io_count > 0 { Time::MAX } else { Time::ZERO + duration },
+            stop_at: if duration > Duration::ZERO {
+                Time::ZERO + duration
+            } else {
+                Time::MAX
+            },
             completed: 0,
             warmup_commands: u64::MAX,
             timed: false,
@@ -167,13 +173,10 @@ impl Host {
         }
     }
 
-    /// Whether the workload has more commands to generate at `now`.
+    /// Whether the workload has more commands to generate at `now`: below `io_count` (when
+    /// set) and before `stop_at`.
     pub fn more_to_issue(&self, now: Time) -> bool {
-        if self.io_count > 0 {
-            self.issued < self.io_count
-        } else {
-            now < self.stop_at
-        }
+        (self.io_count == 0 || self.issued < self.io_count) && now < self.stop_at
     }
 
     /// Replaces the single host-wide job by the workload's jobs.

@@ -111,13 +111,37 @@ pub struct SimulatorReport {
     pub state_bytes_per_mapping_unit: f64,
 }
 
+/// The timestamps of a replayed trace (requests after filters and `limit`); trace time is the
+/// file's own clock, before `time_scale`.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct TraceTimestampsReport {
+    /// The replay honoured the timestamps (`replay = "timed"`); `as_fast_as_possible` ignores them.
+    pub used: bool,
+    /// Trace time from the first to the latest request [s].
+    pub span_s: f64,
+    /// Requests whose timestamp is earlier than the request's before them (an error in a timed
+    /// replay unless `lenient`).
+    pub backward: u64,
+    /// File line of the first of them (0: none).
+    pub first_backward_line: u64,
+    /// Gaps between consecutive requests of at least `long_gap_threshold_s`.
+    pub long_gaps: u64,
+    pub long_gap_threshold_s: f64,
+    /// The largest gap between consecutive requests [s], and the file line of the request after it.
+    pub largest_gap_s: f64,
+    pub largest_gap_line: u64,
+}
+
 /// About the workload: input problems and per-job results (the fio-compatible view).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct WorkloadReport {
     /// Malformed trace lines skipped because `workload.trace.lenient` is set.
     pub skipped_lines: u64,
-    /// Warnings about the input (fio options ignored with `ignore_unsupported`).
+    /// Warnings about the input (fio options ignored with `ignore_unsupported`; trace timestamps
+    /// ignored, going backwards or far apart).
     pub warnings: Vec<String>,
+    /// What a trace replay made of the trace's timestamps; `None` for other workloads.
+    pub trace_timestamps: Option<TraceTimestampsReport>,
     /// One entry per job (fio job, IIoT ingest and query, or the single synthetic/trace stream).
     pub jobs: Vec<JobReport>,
 }

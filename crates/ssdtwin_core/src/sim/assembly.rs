@@ -240,6 +240,13 @@ impl Simulation {
         &self.controller.ftl
     }
 
+    /// The FTL, to break on purpose: test builds only (`verify`), for the tests that prove the
+    /// loss checks catch a lost unit (`ftl/versions.rs`).
+    #[cfg(feature = "verify")]
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.controller.ftl
+    }
+
     /// Bytes of simulator state that scale with the drive (mapping table and block table).
     pub fn state_bytes(&self) -> usize {
         let ftl = &self.controller.ftl;

@@ -134,10 +134,19 @@ impl Simulation {
         let completed = self.host.completed;
         let fraction = if let Some(fraction) = self.workload.progress(self.now) {
             fraction
-        } else if self.host.io_count > 0 {
-            completed as f64 / self.host.io_count as f64
         } else {
-            self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
+            // With both bounds, the one nearer its end.
+            let by_count = if self.host.io_count > 0 {
+                completed as f64 / self.host.io_count as f64
+            } else {
+                0.0
+            };
+            let by_time = if self.host.stop_at < Time::MAX {
+                self.now.as_secs_f64() / self.host.stop_at.as_secs_f64().max(1e-12)
+            } else {
+                0.0
+            };
+            by_count.max(by_time)
         };
         Progress {
             phase: "run",

@@ -11,7 +11,7 @@ use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
     FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, SimulatorReport, SuspendReport,
-    WorkloadReport,
+    TraceTimestampsReport, WorkloadReport,
 };
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
@@ -190,6 +190,16 @@ impl Simulation {
             workload: WorkloadReport {
                 skipped_lines: self.workload.skipped_lines(),
                 warnings: self.workload_warnings(),
+                trace_timestamps: self.workload.trace_timestamps().map(|stats| TraceTimestampsReport {
+                    used: stats.used,
+                    span_s: stats.span_ns as f64 * 1e-9,
+                    backward: stats.backward,
+                    first_backward_line: stats.first_backward_line,
+                    long_gaps: stats.long_gaps,
+                    long_gap_threshold_s: crate::workload::trace::timing::LONG_GAP_NS as f64 * 1e-9,
+                    largest_gap_s: stats.largest_gap_ns as f64 * 1e-9,
+                    largest_gap_line: stats.largest_gap_line,
+                }),
                 jobs: metrics.jobs.iter().map(JobMetrics::report).collect(),
             },
             thermal,

@@ -138,11 +138,21 @@ impl Source {
         }
     }
 
-    /// Warnings about the workload's input (ignored fio options).
+    /// Warnings about the workload's input (ignored fio options; trace timestamps ignored, going
+    /// backwards or far apart).
     pub fn warnings(&self) -> Vec<String> {
         match self {
             Source::Fio(workload) => workload.warnings.clone(),
+            Source::Trace(trace) => trace.timestamps().1,
             _ => Vec::new(),
+        }
+    }
+
+    /// What a trace replay saw of the trace's timestamps; `None` for other sources.
+    pub fn trace_timestamps(&self) -> Option<trace::timing::TimestampStats> {
+        match self {
+            Source::Trace(trace) => Some(trace.timestamps().0),
+            _ => None,
         }
     }
 }

@@ -75,9 +75,13 @@ pub struct WorkloadConfig {
     pub zipf_theta: f64,
     /// Fraction of the logical space addressed, from offset 0 [fraction].
     pub span: f64,
-    /// Commands to run; 0 means run for `duration`.
+    /// Commands to run; 0 sets no bound on the count (then `duration` ends the run). A file or
+    /// set of overrides that gives `io_count` without `duration` turns the `duration` of the
+    /// layers below off [commands].
     pub io_count: u64,
-    /// Simulated run time when `io_count` is 0 [duration].
+    /// Simulated run time; `"0s"` sets no bound on time. A file or set of overrides that gives
+    /// `duration` without `io_count` turns the `io_count` of the layers below off (the run ends
+    /// by time alone); with both set, the first reached ends the run [duration].
     pub duration: Duration,
     /// Unmeasured start of the run, as fio's `ramp_time`: a count of commands (`50000`) or a time
     /// (`"500ms"`), run in addition to `io_count` or `duration`; 0 is off. Excluded from every

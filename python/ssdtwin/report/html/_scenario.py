@@ -99,11 +99,13 @@ def scenario_brief(config: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def _workload_brief(workload: Mapping[str, Any]) -> str:
     kind = workload.get("kind", "?")
-    amount = ""
+    bounds = []
     if workload.get("io_count"):
-        amount = f"{fmt(workload.get('io_count'))} I/Os"
-    elif workload.get("duration") not in (None, "0us", "0s"):
-        amount = f"{workload.get('duration')} simulated"
+        bounds.append(f"{fmt(workload.get('io_count'))} I/Os")
+    if workload.get("duration") not in (None, "0ns", "0us", "0s"):
+        bounds.append(f"{workload.get('duration')} simulated")
+    # Both set: the run ends at the first reached (the core's rule for io_count and duration).
+    amount = " or ".join(bounds) + (", whichever first" if len(bounds) == 2 else "")
     precondition = f"precondition {workload.get('precondition', '?')}"
     if kind == "synthetic":
         size = workload.get("block_size", "?")

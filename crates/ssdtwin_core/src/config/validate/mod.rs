@@ -31,6 +31,9 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     )?;
     if scenario.reliability.enabled {
         scenario.reliability.validate(scenario.flash.cell.page_types())?;
+        scenario
+            .reliability
+            .check_codeword(scenario.ftl.mapping_unit, scenario.flash.parity_per_codeword)?;
     }
     Ok(())
 }

@@ -5,7 +5,8 @@
 //! into a [`TraceRecord`] in common units (time in ns, offset and length in bytes) and documents
 //! the units of its format. This module filters records by device and operation, maps byte
 //! addresses onto the simulated logical space (`address_map`), applies `limit` and turns
-//! timestamps into arrival times relative to the first request, scaled by `time_scale`. A
+//! timestamps into arrival times relative to the first request, scaled by `time_scale`
+//! (`timing.rs`, which also reports what the replay made of them). A
 //! malformed line is an error naming the file, the line number and the text; with `lenient` it is
 //! skipped and counted.
 
@@ -16,12 +17,13 @@ mod fio_iolog;
 mod msr;
 pub mod record;
 mod spc;
+pub mod timing;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
 use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
-use crate::base::time::{Duration, Time};
+use crate::base::time::Time;
 use crate::host::command::CommandSpec;
 pub use record::TraceRecord;
 
@@ -193,9 +195,7 @@ pub struct TraceSource {
     device_units: u64,
     limit: u64,
     issued: u64,
-    first_time_ns: Option<u64>,
-    time_scale: f64,
-    last_arrival: Time,
+    clock: Box<timing::Clock>,
 }
 
 impl TraceSource {
@@ -222,14 +222,17 @@ impl TraceSource {
             device_units,
             limit: config.limit,
             issued: 0,
-            first_time_ns: None,
-            time_scale: config.time_scale,
-            last_arrival: Time::ZERO,
+            clock: timing::Clock::boxed(config),
         })
     }
 
     pub fn skipped_lines(&self) -> u64 {
         self.file.skipped_lines
+    }
+
+    /// What the replay saw of the timestamps, and the report's warnings about them.
+    pub fn timestamps(&self) -> (timing::TimestampStats, Vec<String>) {
+        (self.clock.stats, self.clock.warnings(&self.file.path))
     }
 
     /// Fraction of the file read so far.
@@ -247,7 +250,7 @@ impl TraceSource {
     }
 
     /// The next request and its arrival time (the first request arrives at 0; arrivals never go
-    /// back in time: an out-of-order timestamp arrives with the request before it).
+    /// back in time: see `timing.rs` for a timestamp earlier than the one before it).
     pub fn next_request(&mut self) -> Result<Option<(Time, CommandSpec)>, String> {
         if self.limit > 0 && self.issued >= self.limit {
             return Ok(None);
@@ -258,15 +261,10 @@ impl TraceSource {
             }
             return Ok(None);
         };
-        let first = *self.first_time_ns.get_or_insert(record.time_ns);
-        let gap = Duration::from_nanos(record.time_ns.saturating_sub(first));
-        let gap = if self.time_scale == 1.0 {
-            gap
-        } else {
-            gap.scaled(self.time_scale)
-        };
-        let arrival = (Time::ZERO + gap).max(self.last_arrival);
-        self.last_arrival = arrival;
+        let arrival = self
+            .clock
+            .arrival(record.time_ns, self.file.line_number)
+            .map_err(|message| self.file.error_here(&message))?;
         let command = self.map(&record).map_err(|message| self.file.error_here(&message))?;
         self.issued += 1;
         Ok(Some((arrival, command)))
