@@ -113,3 +113,16 @@ def test_a_timestamp_going_backwards_names_file_and_line(tmp_path: Path):
     lenient = lenient.to_dict()
     assert lenient["workload"]["trace_timestamps"]["backward"] == 1
     assert lenient["host_ios"] == 4
+
+
+def test_a_scenario_file_without_drive_that_sets_a_duration_drops_the_default_count(tmp_path: Path):
+    # Such a file is layered on the built-in default scenario (1,000,000 I/Os): its duration, set
+    # alone, decides how the run ends, as a duration set alone in any layer does.
+    path = tmp_path / "timed.toml"
+    path.write_text('[workload]\nduration = "50ms"\n')
+    resolved = ssdtwin.resolve(path)["workload"]
+    assert (resolved["io_count"], resolved["duration"]) == (0, "50ms")
+    both = tmp_path / "both.toml"
+    both.write_text('[workload]\nduration = "50ms"\nio_count = 1000\n')
+    resolved = ssdtwin.resolve(both)["workload"]
+    assert (resolved["io_count"], resolved["duration"]) == (1000, "50ms")

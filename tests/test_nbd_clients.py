@@ -303,5 +303,10 @@ def test_a_recorded_session_replays_with_ssdtwin_run(tmp_path):
         assert replay["latency_us"][kind]["mean"] == pytest.approx(
             session["latency_us"][kind]["mean"], rel=0.01
         )
-    for operation in ("reads", "programs", "erases"):  # the same commands on the same pages
+    for operation in ("programs", "erases"):  # the same writes on the same pages
         assert replay["flash"][operation] == session["flash"][operation], operation
+    # A read of a unit whose write is still in the frame buffer is served from DRAM, not flash:
+    # whether it is depends on arrival times to the nanosecond, which the trace rounds to 100 ns.
+    # So flash reads agree to within a few (seen: 461 against 462), not exactly.
+    reads = session["flash"]["reads"]
+    assert abs(replay["flash"]["reads"] - reads) <= max(2, reads // 100), (replay["flash"]["reads"], reads)

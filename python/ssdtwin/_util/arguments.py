@@ -32,6 +32,9 @@ from typing import Any, TypeAlias
 from ssdtwin import _core
 from ssdtwin._core import ConfigError
 
+RUN_ENDS = frozenset({"io_count", "duration"})
+"""The workload keys that end a run: a scenario that sets either replaces the default's."""
+
 ScenarioLike: TypeAlias = str | os.PathLike[str] | Mapping[str, Any] | None
 """What `ssdtwin.run` accepts as a scenario: None (the built-in default), a path to a TOML
 file, or a dict with the tables of a scenario file."""
@@ -95,6 +98,12 @@ def on_default_scenario(table: Mapping[str, Any], drive_set: bool = False) -> di
     merged = tomllib.loads(_core.default_scenario())
     if drive_set:
         merged.pop("flash", None)
+    workload = table.get("workload")
+    if isinstance(workload, Mapping) and RUN_ENDS & workload.keys():
+        # The scenario says how the run ends: the default's bound it leaves out does not apply
+        # (the core's rule for layers: the last layer that sets io_count or duration decides).
+        for key in RUN_ENDS - workload.keys():
+            merged.get("workload", {}).pop(key, None)
     _merge(merged, table)
     return merged
 

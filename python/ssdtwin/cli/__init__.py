@@ -1,4 +1,4 @@
-"""The `ssdtwin` command line (the README, "Running scenarios").
+"""The `ssdtwin` command line (docs/guide/scenarios.md).
 
     ssdtwin run [SCENARIO.toml] [--set KEY=VALUE ...] [--json FILE|-] [--timeseries FILE.parquet] [--quiet]
                 [--output-format summary|json|fio-json] [--from DRIVE.snap] [--html FILE.html]

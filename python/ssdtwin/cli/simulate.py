@@ -17,6 +17,7 @@ from ssdtwin._util import atomic
 from ssdtwin.cli._common import EXIT_INTERRUPTED, fail, scenario_arguments, simulate
 from ssdtwin.report import Report
 from ssdtwin.report.fio import to_fio_json
+from ssdtwin.report.steady import run_warnings
 from ssdtwin.report.text import print_summary
 
 
@@ -91,6 +92,8 @@ def run_command(
         click.echo(f"warning: {warning}", err=True)
     if workload.get("skipped_lines", 0):
         click.echo(f"warning: skipped {workload['skipped_lines']} malformed trace lines (lenient)", err=True)
+    for warning in run_warnings(report.to_dict()):
+        click.echo(f"warning: {warning}", err=True)
     text = json.dumps(to_fio_json(report.to_dict()), indent=2) if output_format == "fio-json" else None
     text = text if text is not None else report.to_json()
     if json_path is None and output_format != "summary":

@@ -4,6 +4,7 @@
                   `TIMESERIES_COLUMNS` (the bottom of this package)
     report.py     the `Report` class (`ssdtwin.run` returns one)
     text.py       the summary `ssdtwin run` prints
+    steady.py     steadiness in words: warm-up, IOPS per window, the SNIA check, `ssdtwin run`'s warnings
     fio.py        fio's JSON layout (`ssdtwin run --output-format fio-json`)
     figure.py     the figures of the HTML pages as plain data, drawn by html/ (Plotly) and plots/ (PNG)
     html/         the self-contained HTML pages: a run, runs compared, a sweep

@@ -1,4 +1,4 @@
-"""The report of one run (the README, "The report") as a Python object.
+"""The report of one run (docs/guide/report.md) as a Python object.
 
 The report's fields are declared once, in the Rust core (`sim/report.rs` and its parts in
 `metrics/` and `power/`); this class does not list them again. It wraps the nested report dict

@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ssdtwin._util import capacity
 from ssdtwin.report.fields import lookup
+from ssdtwin.report.steady import steady_line, variability_line, warmup_line
 
 if TYPE_CHECKING:
     from ssdtwin.report.report import Report
@@ -67,6 +68,9 @@ def print_summary(report: Report, console: Console) -> None:
         overview.add_row(label, value)
     console.print(overview)
     console.print(HOL_NOTE, markup=False, soft_wrap=True)
+    for line in (warmup_line(data), variability_line(data), steady_line(data)):
+        if line:
+            console.print(line, markup=False, soft_wrap=True)
 
     latency = Table(title="Latency (us)", title_justify="left", box=box.SIMPLE)
     columns = [("count", "count", "{:,}"), ("mean", "mean", "{:,.1f}"), ("p50", "p50", "{:,.1f}")]

@@ -1,4 +1,4 @@
-"""Design-space sweeps (the README, "Sweeps"): a base scenario, axes over any scenario key, one
+"""Design-space sweeps (docs/guide/sweeps.md): a base scenario, axes over any scenario key, one
 simulation per point on a local process pool or a Dask cluster, results in a directory.
 
     plan.py       the sweep file: read, checked, expanded into points (`load_sweep`, `expand`)
@@ -8,22 +8,7 @@ simulation per point on a local process pool or a Dask cluster, results in a dir
     store.py      the results directory (`load`)
     progress.py   the progress bar of points
 
-    base = "scenario.toml"            # or an inline [base] table
-    out = "results/qd_sweep"          # relative to the sweep file; --out overrides it
-    seeds = [1, 2]                    # each point once per seed (default: the base seed)
-    [grid]                            # cartesian product
-    "host.queue_depth" = [1, 2, 4]
-    [zip]                             # varied together, lists of one length
-    "workload.read_fraction" = [0.25, 0.75]
-    "workload.block_size" = ["4KiB", "16KiB"]
-    points = [{"flash.channels" = 4}, {"flash.channels" = 8}]   # explicit points (before any table)
-    reuse_snapshots = true            # precondition each distinct drive once (default)
-
-The points are the product of the grid, the zip rows, the explicit points and the seeds (an
-absent axis contributes one empty choice). Every point is resolved by the core's own loader
-before anything runs, so a bad key or value stops the sweep up front with the point and key named.
-A point's id is its index and a hash of its fully resolved scenario: `--resume` skips points whose
-report is stored under the same id, and a change of base, axes or simulator defaults gives new ids.
+The sweep file's shape and how its points are made are in `plan.py`.
 
 Points that share a drive start from one snapshot of it, preconditioned once
 (`ssdtwin.sweep.drives`). Workers simulate and return the report text; the process that runs the

@@ -1,4 +1,4 @@
-"""A sweep preconditions each distinct drive once (the README, "Sweeps", "One preconditioning per
+"""A sweep preconditions each distinct drive once (docs/guide/sweeps.md, "One preconditioning per
 drive").
 
 Points whose scenarios agree on every key that shapes the preconditioned drive (the core's own

@@ -1,4 +1,4 @@
-"""A sweep file read, checked and expanded into its points (the README, "Sweeps").
+"""A sweep file read, checked and expanded into its points (docs/guide/sweeps.md).
 
     base = "scenario.toml"            # or an inline [base] table
     out = "results/qd_sweep"          # relative to the sweep file; --out overrides it

@@ -1,4 +1,4 @@
-"""The results directory of a sweep (the README, "Sweeps").
+"""The results directory of a sweep (docs/guide/sweeps.md).
 
     DIR/sweep.toml               the sweep as run, with the `ssdtwin_version` that ran it
     DIR/reports/<point_id>.json  the full report of each finished point

@@ -45,6 +45,9 @@ pub enum Event {
     // ------------------------------------------------ thermal model (`sim/thermal.rs`)
     /// Advance the temperatures to now and let the throttling policy look at them.
     ThermalStep,
+    // ------------------------------------------------ warm-up (`sim/warmup.rs`)
+    /// A timed `workload.warmup` ends: measurement starts.
+    WarmupEnd,
 }
 
 /// A scheduled event. `key` is the time in its high 64 bits and the scheduling sequence number in

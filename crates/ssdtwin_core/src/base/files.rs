@@ -28,3 +28,50 @@ pub fn read_text(path: &Path) -> Result<String, String> {
         .map_err(|error| error.to_string())?;
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// A fresh folder for one test, removed when it ends.
+    struct Scratch(PathBuf);
+
+    impl Scratch {
+        fn new(name: &str) -> Scratch {
+            let path = std::env::temp_dir().join(format!("ssdtwin-files-{}-{name}", std::process::id()));
+            std::fs::create_dir_all(&path).unwrap();
+            Scratch(path)
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A sparse file of `bytes` NUL bytes (no disk written).
+    fn sparse(path: &Path, bytes: u64) {
+        std::fs::File::create(path).unwrap().set_len(bytes).unwrap();
+    }
+
+    #[test]
+    fn a_file_one_byte_over_16_mib_is_refused_naming_its_size_and_the_cap() {
+        let scratch = Scratch::new("over");
+        let path = scratch.0.join("big.toml");
+        sparse(&path, (16 << 20) + 1);
+        let error = read_text(&path).expect_err("16 MiB + 1 byte is over the cap");
+        assert!(error.contains("16777217 bytes") && error.contains("16 MiB"), "{error}");
+    }
+
+    #[test]
+    fn a_file_of_exactly_16_mib_and_one_just_under_are_read_whole() {
+        let scratch = Scratch::new("under");
+        for bytes in [16 << 20, (16 << 20) - 1] {
+            let path = scratch.0.join(format!("{bytes}.toml"));
+            sparse(&path, bytes);
+            assert_eq!(read_text(&path).expect("at most the cap").len() as u64, bytes);
+        }
+    }
+}

@@ -5,6 +5,8 @@
 //! 9.7 B per logical unit at 30% over-provisioning). A physical unit is valid exactly when its
 //! reverse entry holds a logical address, so no separate valid bitmap is kept.
 
+#[cfg(feature = "verify")]
+use super::types::Stream;
 use crate::base::memory::LargeArray;
 
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
@@ -14,6 +16,9 @@ pub const NONE: u32 = u32::MAX;
 pub struct Mapping {
     forward: LargeArray,
     reverse: LargeArray,
+    /// Test builds only (`verify` feature): the version of each unit's data ([`Versions`]).
+    #[cfg(feature = "verify")]
+    pub versions: Versions,
 }
 
 impl Mapping {
@@ -29,13 +34,20 @@ impl Mapping {
 
     /// A mapping from its forward and reverse arrays (a snapshot's).
     pub fn from_arrays(forward: LargeArray, reverse: LargeArray) -> Mapping {
-        Mapping { forward, reverse }
+        Mapping {
+            #[cfg(feature = "verify")]
+            versions: Versions::of_maps(&forward, &reverse),
+            forward,
+            reverse,
+        }
     }
 
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
             forward: LargeArray::filled(logical_units as usize, NONE),
             reverse: LargeArray::filled(physical_units as usize, NONE),
+            #[cfg(feature = "verify")]
+            versions: Versions::new(logical_units, physical_units),
         }
     }
 
@@ -69,6 +81,19 @@ impl Mapping {
         debug_assert_eq!(self.reverse[physical as usize], NONE);
         self.forward[logical as usize] = physical;
         self.reverse[physical as usize] = logical;
+        #[cfg(feature = "verify")]
+        self.versions.placed(logical, physical, NONE, Stream::User);
+    }
+
+    /// Test builds only: drops `logical` from both maps, as a lost write would (the caller
+    /// fixes the block's valid count), so a check can be shown to catch the loss.
+    #[cfg(feature = "verify")]
+    pub fn forget(&mut self, logical: u32) -> u32 {
+        let physical = std::mem::replace(&mut self.forward[logical as usize], NONE);
+        if physical != NONE {
+            self.reverse[physical as usize] = NONE;
+        }
+        physical
     }
 
     pub fn logical_units(&self) -> usize {
@@ -78,5 +103,68 @@ impl Mapping {
     /// Bytes of simulator state held by the two maps.
     pub fn state_bytes(&self) -> usize {
         (self.forward.len() + self.reverse.len()) * std::mem::size_of::<u32>()
+    }
+}
+
+#[cfg(feature = "verify")]
+/// Test builds only (`verify`): the version of each logical unit's latest write and of the data
+/// in each physical slot (`versions.rs` checks them).
+#[derive(Clone, Debug, Default)]
+pub struct Versions {
+    /// Per logical unit: how many times the host placed it (0: never written).
+    latest: Vec<u32>,
+    /// Per physical slot: the version of the data written there (0: none since the start).
+    slot: Vec<u32>,
+}
+
+#[cfg(feature = "verify")]
+impl Versions {
+    pub fn new(logical_units: u64, physical_units: u64) -> Versions {
+        Versions {
+            latest: vec![0; logical_units as usize],
+            slot: vec![0; physical_units as usize],
+        }
+    }
+
+    /// The versions of maps loaded from a snapshot: every mapped unit holds its first version.
+    pub fn of_maps(forward: &[u32], reverse: &[u32]) -> Versions {
+        let mut versions = Versions::new(forward.len() as u64, reverse.len() as u64);
+        for (logical, &physical) in forward.iter().enumerate() {
+            if physical != NONE {
+                versions.latest[logical] = 1;
+                versions.slot[physical as usize] = 1;
+            }
+        }
+        versions
+    }
+
+    /// `logical` now lives at `physical`, moved from `old` ([`NONE`]: it was unmapped).
+    #[inline]
+    pub fn placed(&mut self, logical: u32, physical: u32, old: u32, stream: Stream) {
+        let version = match stream {
+            Stream::User => {
+                self.latest[logical as usize] += 1;
+                self.latest[logical as usize]
+            }
+            // A copy carries its source's data; a copy of nothing carries no version.
+            Stream::Gc if old == NONE => 0,
+            Stream::Gc => self.slot[old as usize],
+        };
+        self.slot[physical as usize] = version;
+    }
+
+    /// The latest version of `logical` (0: never written).
+    pub fn latest(&self, logical: u32) -> u32 {
+        self.latest[logical as usize]
+    }
+
+    /// The version of the data in `physical` (0: none).
+    pub fn slot(&self, physical: u32) -> u32 {
+        self.slot[physical as usize]
+    }
+
+    /// Host placements since the start, preconditioning included.
+    pub fn placements(&self) -> u64 {
+        self.latest.iter().map(|&version| u64::from(version)).sum()
     }
 }

@@ -35,6 +35,8 @@ mod steady;
 mod tests;
 pub mod translation;
 pub mod types;
+#[cfg(feature = "verify")]
+pub mod versions;
 pub mod wear;
 
 use std::collections::VecDeque;

@@ -75,6 +75,8 @@ pub fn place(
     stream: Stream,
 ) {
     let old = mapping.remap(logical, physical);
+    #[cfg(feature = "verify")]
+    mapping.versions.placed(logical, physical, old, stream);
     if old != NONE {
         blocks.invalidate(geometry.block_of_unit(old));
     }

@@ -107,6 +107,9 @@ pub struct Host {
     pub stop_at: Time,
     /// Commands completed so far.
     pub completed: u64,
+    /// The warm-up (`workload.warmup`) ends when this many commands have completed (`u64::MAX`:
+    /// no warm-up of commands): the host schedules `Event::WarmupEnd`.
+    pub warmup_commands: u64,
     /// The source is timed: every request carries its arrival time.
     pub timed: bool,
     /// The next timed arrival, drawn from the source when its `HostArrival` was scheduled.
@@ -161,6 +164,7 @@ impl Host {
                 Time::MAX
             },
             completed: 0,
+            warmup_commands: u64::MAX,
             timed: false,
             next_arrival: None,
             workload_error: None,

@@ -278,6 +278,9 @@ impl Host {
         });
         self.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;
+        if self.completed == self.warmup_commands {
+            cx.events.schedule(cx.now, Event::WarmupEnd);
+        }
         self.outstanding -= 1;
         if self.cst > crate::base::time::Duration::ZERO && self.outstanding < self.queue_depth {
             // The freed slot may submit once the CST has passed.

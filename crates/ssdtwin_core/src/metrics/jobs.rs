@@ -48,7 +48,8 @@ pub struct JobReport {
     pub name: String,
     /// Commands the job kept in flight (closed loop) [commands].
     pub queue_depth: u32,
-    /// From time 0 to the job's last completion [ms].
+    /// From the start of the measured run (time 0, or the end of `workload.warmup`) to the job's
+    /// last completion [ms].
     pub runtime_ms: u64,
     pub read: JobDirectionReport,
     pub write: JobDirectionReport,
@@ -86,6 +87,8 @@ pub struct JobMetrics {
     queue_depth: u32,
     read: Direction,
     write: Direction,
+    /// Start of the measured run.
+    start: Time,
     last_completion: Time,
 }
 
@@ -97,8 +100,15 @@ impl JobMetrics {
             queue_depth,
             read: Direction::default(),
             write: Direction::default(),
+            start: Time::ZERO,
             last_completion: Time::ZERO,
         }
+    }
+
+    /// The measured run starts at `at` (the end of the warm-up).
+    pub fn start_at(&mut self, at: Time) {
+        self.start = at;
+        self.last_completion = at;
     }
 
     #[inline]
@@ -123,7 +133,7 @@ impl JobMetrics {
     }
 
     pub fn report(&self) -> JobReport {
-        let runtime = self.last_completion.since(Time::ZERO);
+        let runtime = self.last_completion.since(self.start);
         let runtime_ms = runtime.as_nanos().div_ceil(1_000_000);
         // Rates over the reported whole milliseconds, as fio computes them, so that
         // bw = io_bytes / 1024 / (runtime / 1000) holds exactly for a reader of the output.

@@ -99,6 +99,16 @@ impl PowerModel {
         }
     }
 
+    /// Cumulative energies of the components at `now`, after applying the changes due (zero with
+    /// the model off) [J].
+    pub fn energies_now(&mut self, now: Time) -> [f64; 6] {
+        if !self.enabled {
+            return [0.0; 6];
+        }
+        self.advance(now);
+        self.energies_at(now)
+    }
+
     /// Cumulative energies of the components at `time` (no change pending before it) [J].
     pub(super) fn energies_at(&self, time: Time) -> [f64; 6] {
         let seconds = time.as_secs_f64();

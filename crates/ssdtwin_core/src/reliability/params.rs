@@ -17,6 +17,9 @@ use crate::base::units::ByteSize;
 #[serde(rename_all = "snake_case")]
 pub enum RberModelKind {
     /// 3D NAND retention: ln RBER = (α·PEC + β)·ln t + γ·PEC + δ (`[reliability.retention_3d]`).
+    /// Named as its table is (`retention_3d`); `retention3d`, the name serde's snake case gave it
+    /// before, is still accepted.
+    #[serde(rename = "retention_3d", alias = "retention3d")]
     Retention3d,
     /// Planar power law: RBER = ε + α·PEC^k + β·PEC^m·t^n (`[reliability.power_law]`).
     PowerLaw,
@@ -76,8 +79,10 @@ pub struct ReliabilityConfig {
     /// RBER multiplier per page type (lower first; empty: 1 for every type) [1]. Default [] (none
     /// of the models gives per-page-type data).
     pub page_type_factor: Vec<f64>,
-    /// ECC codeword read over the channel, data and parity [size]. Default 4320B [S: self-heating
-    /// paper, Table 3: 16 KiB pages of 4 sectors of 4320 B].
+    /// ECC codeword read over the channel, data and parity [size]: with the model on, it must be
+    /// what the channel moves per mapping unit, `ftl.mapping_unit` + `flash.parity_per_codeword`
+    /// ([`ReliabilityConfig::check_codeword`]). Default 4320B [S: self-heating paper, Table 3: 16
+    /// KiB pages of 4 sectors of 4320 B].
     pub codeword: ByteSize,
     /// Bits the LDPC hard decision corrects per codeword; the hard-decision limit is this over the
     /// codeword's bits [bits]. Default 220 [S: self-heating paper, Table 3, "LDPC up to 220 bits"].
@@ -244,6 +249,30 @@ impl ReliabilityConfig {
     /// The hard-decision limit: correctable bits over the codeword's bits [fraction].
     pub fn hard_limit(&self) -> f64 {
         f64::from(self.correctable_bits) / (self.codeword.bytes() as f64 * 8.0)
+    }
+
+    /// The codeword the LDPC limit assumes (`reliability.codeword`) is the one the channel moves:
+    /// a mapping unit and its parity (`ftl.mapping_unit` + `flash.parity_per_codeword`, the
+    /// geometry's one codeword per unit). Otherwise an error naming the three keys and values.
+    pub fn check_codeword(&self, mapping_unit: ByteSize, parity: ByteSize) -> Result<(), ConfigError> {
+        let moved = mapping_unit.bytes() + parity.bytes();
+        if self.codeword.bytes() == moved {
+            return Ok(());
+        }
+        let other_fix = match self.codeword.bytes().checked_sub(mapping_unit.bytes()) {
+            Some(parity) => format!(" (or flash.parity_per_codeword = \"{parity}B\")"),
+            None => String::new(),
+        };
+        Err(ConfigError::new(
+            "reliability.codeword",
+            format!(
+                "{} B, but the channel moves ftl.mapping_unit ({} B) + flash.parity_per_codeword ({} B) = {moved} B \
+                 per codeword; the two must agree: allowed reliability.codeword = \"{moved}B\"{other_fix}",
+                self.codeword.bytes(),
+                mapping_unit.bytes(),
+                parity.bytes(),
+            ),
+        ))
     }
 
     /// Range checks, each error naming its key (run when `enabled`). `page_types`: the cell's.

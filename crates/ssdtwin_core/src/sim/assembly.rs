@@ -212,6 +212,8 @@ impl Simulation {
             jobs.iter()
                 .map(|job| JobMetrics::new(&job.name, job.queue_depth))
                 .collect(),
+            scenario.report.steady_window,
+            !live && !scenario.workload.warmup.is_off(),
         );
         Ok(Simulation {
             scenario: scenario.clone(),
@@ -235,12 +237,20 @@ impl Simulation {
             probes: Vec::new(),
             plp,
             power_losses: Vec::new(),
+            baseline: None,
         })
     }
 
     /// The FTL, for invariant checks in tests.
     pub fn ftl(&self) -> &Ftl {
         &self.controller.ftl
+    }
+
+    /// The FTL, to break on purpose: test builds only (`verify`), for the tests that prove the
+    /// loss checks catch a lost unit (`ftl/versions.rs`).
+    #[cfg(feature = "verify")]
+    pub fn ftl_mut(&mut self) -> &mut Ftl {
+        &mut self.controller.ftl
     }
 
     /// Bytes of simulator state that scale with the drive (mapping table and block table).

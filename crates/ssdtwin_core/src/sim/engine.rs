@@ -26,6 +26,7 @@ impl Simulation {
         // Throttling limits from the starting temperatures apply to the first submission.
         self.start_thermal();
         self.schedule_power_losses();
+        self.prepare_warmup();
         let mut cx = Context {
             now: self.now,
             events: &mut self.events,
@@ -80,7 +81,9 @@ impl Simulation {
             events: &mut self.events,
             observers: &mut self.observers,
         };
-        let mut power_loss = false;
+        // Events that act on the whole simulation, handled once the borrows above end: rare, so
+        // they cost the common path one test.
+        let mut whole = None;
         match event {
             Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
             Event::HostArrival => host.on_arrival(controller, workload, cx),
@@ -97,15 +100,19 @@ impl Simulation {
                 controller.issue_probe(index, die, action, cx);
             }
             Event::ThermalStep => unreachable!("handled above"),
-            Event::PowerLoss => power_loss = true,
+            Event::PowerLoss | Event::WarmupEnd => whole = Some(event),
         }
         for index in 0..controller.to_host.len() {
             host.deliver(controller.to_host[index], controller, cx);
         }
         controller.to_host.clear();
-        if power_loss {
-            let event = self.power_loss();
-            self.power_losses.push(event);
+        match whole {
+            None => {}
+            Some(Event::WarmupEnd) => self.start_measurement(self.now),
+            Some(_) => {
+                let event = self.power_loss();
+                self.power_losses.push(event);
+            }
         }
     }
 

@@ -1,7 +1,8 @@
 //! The report of a run, gathered from the components' tallies and the observers' figures.
 
+use super::baseline::Measured;
 use super::observers::ThermalFigures;
-use super::report::Report;
+use super::report::{Report, WarmupReport};
 use super::Simulation;
 use crate::base::time::Duration;
 use crate::controller::tally::{SuspendTally, Tally};
@@ -43,11 +44,11 @@ fn flash_counters(tally: &Tally) -> FlashCounters {
 
 impl Simulation {
     /// The `ftl` block: copies and erases by cause (Cho et al., Table II).
-    fn ftl_report(&self) -> FtlReport {
+    fn ftl_report(&self, measured: &Measured) -> FtlReport {
         let ftl = &self.controller.ftl;
-        let counts = ftl.ftl_counts;
+        let counts = measured.scheme;
         let page = self.scenario.ftl.mapping == MappingKind::Page;
-        let placed = ftl.counts;
+        let placed = measured.placed;
         let gc = if page { placed.erases } else { 0 };
         let erases = FtlErases {
             gc,
@@ -73,8 +74,8 @@ impl Simulation {
                 partial: counts.partial_merges,
                 full: counts.full_merges,
             },
-            channel_switches: self.controller.channels.iter().map(|channel| channel.switches).sum(),
-            wear_relocations: self.controller.wear_relocations,
+            channel_switches: measured.channel_switches,
+            wear_relocations: measured.wear_relocations,
             pe_cycles: {
                 let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
                 PeCycles { min, mean, max }
@@ -103,7 +104,10 @@ impl Simulation {
             }
         }
         let metrics = &self.observers.metrics;
-        let simulated = metrics.last_completion.as_secs_f64();
+        let measured = self.measured();
+        let (power_w, energy_j) = self.measured_power(power_w, energy_j);
+        // Rates over the measured run: from the end of the warm-up (time 0 without one).
+        let simulated = metrics.measured_seconds();
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
         // Each command's latency is recorded once, in its job; the drive's are their union.
         let merge = |is_read: bool| {
@@ -115,27 +119,30 @@ impl Simulation {
         let (read_latency, write_latency) = (merge(true), merge(false));
         let all = read_latency.merged(&write_latency);
         let ftl = &self.controller.ftl;
-        let placed = ftl.counts;
+        let placed = measured.placed;
         let waf = if placed.user_units > 0 {
             (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
         } else {
             0.0
         };
         let dies = &self.controller.dies;
-        let busy: Duration = dies.iter().fold(Duration::ZERO, |sum, die| sum + die.busy);
+        let busy: Duration = measured.die_busy;
         let die_utilization = if simulated > 0.0 {
             busy.as_secs_f64() / (simulated * dies.len() as f64)
         } else {
             0.0
         };
         let logical_units = ftl.logical_units() as f64;
-        let tally = &self.controller.tally;
+        let tally = &measured.tally;
+        // The simulator's speed counts every command it simulated, the warm-up's too.
+        let simulated_ios = metrics.completed + metrics.warmup_completed;
         let run_wall = (wall - precondition_wall).as_secs_f64();
         let (buffer, mapping_cache) = self.dram_reports();
+        let (variability, steady_state) = metrics.windows.report();
         let plp_on = self.scenario.plp.enabled || !self.scenario.power_loss.at.is_empty();
         let rate = |seconds: f64| {
             if seconds > 0.0 {
-                metrics.completed as f64 / seconds
+                simulated_ios as f64 / seconds
             } else {
                 0.0
             }
@@ -145,7 +152,7 @@ impl Simulation {
             seed: self.scenario.seed,
             config: self.scenario.clone(),
             host_ios: metrics.completed,
-            simulated_time_s: simulated,
+            simulated_time_s: metrics.last_completion.as_secs_f64(),
             wall_time_s: wall.as_secs_f64(),
             iops: per_second(metrics.completed as f64),
             bandwidth_mib_s: per_second(metrics.bytes_moved as f64 / (1024.0 * 1024.0)),
@@ -156,7 +163,7 @@ impl Simulation {
             },
             latency_cdf: LatencyCdfReport::new(&read_latency, &write_latency, &all),
             flash: flash_counters(tally),
-            ftl: self.ftl_report(),
+            ftl: self.ftl_report(&measured),
             waf,
             queues: QueueReport {
                 hol_events: tally.hol_events,
@@ -166,7 +173,7 @@ impl Simulation {
             power_w,
             energy_j,
             simulator: SimulatorReport {
-                events: self.events_handled,
+                events: measured.events,
                 precondition_wall_s: precondition_wall.as_secs_f64(),
                 run_wall_s: run_wall,
                 ios_per_wall_s: rate(run_wall),
@@ -174,9 +181,15 @@ impl Simulation {
                 logical_units: ftl.logical_units() as u64,
                 state_bytes_per_mapping_unit: self.state_bytes() as f64 / logical_units,
             },
+            warmup: self.baseline.as_ref().map(|base| WarmupReport {
+                commands: metrics.warmup_completed,
+                time_s: base.at.as_secs_f64(),
+            }),
+            variability,
+            steady_state,
             workload: WorkloadReport {
                 skipped_lines: self.workload.skipped_lines(),
-                warnings: self.workload.warnings(),
+                warnings: self.workload_warnings(),
                 trace_timestamps: self.workload.trace_timestamps().map(|stats| TraceTimestampsReport {
                     used: stats.used,
                     span_s: stats.span_ns as f64 * 1e-9,

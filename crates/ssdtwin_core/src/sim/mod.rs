@@ -8,6 +8,7 @@
 //! globals, so simulations on different threads never meet. This file imports none of its
 //! children, so they may import it without a cycle.
 mod assembly;
+mod baseline;
 mod engine;
 mod gather;
 pub mod harness;
@@ -19,6 +20,7 @@ pub mod report;
 pub mod scenario;
 mod snapshot;
 mod thermal;
+mod warmup;
 
 use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
@@ -82,4 +84,6 @@ pub struct Simulation {
     plp: plp_model::PlpModel,
     /// Power cuts so far.
     power_losses: Vec<plp_model::PowerLossEvent>,
+    /// Counters at the end of the warm-up (`workload.warmup`), when there was one.
+    baseline: Option<Box<baseline::Baseline>>,
 }

@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use super::scenario::Scenario;
 use crate::metrics::report::{FlashCounters, FtlReport, QueueReport, SimulatorReport, SuspendReport, WorkloadReport};
+use crate::metrics::steady::{SteadyState, Variability};
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
 use crate::power::timeseries::TimeSeries;
@@ -33,6 +34,13 @@ pub struct Report {
     pub power_w: PowerReport,
     pub energy_j: EnergyReport,
     pub simulator: SimulatorReport,
+    /// The warm-up (`workload.warmup`), when there was one: not in any other figure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<WarmupReport>,
+    /// IOPS and bandwidth per window of the measured run (`report.steady_window`).
+    pub variability: Variability,
+    /// The SNIA PTS steady-state check on the last 5 windows.
+    pub steady_state: SteadyState,
     pub workload: WorkloadReport,
     /// Temperatures, when `thermal.enabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,6 +66,15 @@ pub struct Report {
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,
+}
+
+/// The unmeasured start of the run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WarmupReport {
+    /// Host commands completed during the warm-up.
+    pub commands: u64,
+    /// Its end, the start of the measured run [s of simulated time].
+    pub time_s: f64,
 }
 
 impl Report {

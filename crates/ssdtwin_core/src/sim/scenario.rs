@@ -12,6 +12,7 @@ use crate::controller::params::ControllerConfig;
 use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
+use crate::metrics::params::ReportConfig;
 use crate::power::params::PowerConfig;
 use crate::power::plp::{PlpConfig, PowerLossConfig};
 use crate::reliability::params::ReliabilityConfig;
@@ -43,6 +44,8 @@ pub struct Scenario {
     /// Power cuts injected during the run.
     pub power_loss: PowerLossConfig,
     pub reliability: ReliabilityConfig,
+    /// The report's own figures: the windows of its variability and steady-state check.
+    pub report: ReportConfig,
 }
 
 impl Default for Scenario {
@@ -62,6 +65,7 @@ impl Default for Scenario {
             plp: PlpConfig::default(),
             power_loss: PowerLossConfig::default(),
             reliability: ReliabilityConfig::default(),
+            report: ReportConfig::default(),
         }
     }
 }

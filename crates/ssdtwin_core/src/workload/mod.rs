@@ -9,6 +9,7 @@ pub mod iiot;
 pub mod params;
 pub mod synthetic;
 pub mod trace;
+pub mod warmup;
 
 use crate::base::error::ConfigError;
 use crate::base::rng::Rng;

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::time::Duration;
 use crate::base::units::ByteSize;
 use crate::ftl::params::{Precondition, SteadyMethod};
+pub use crate::workload::warmup::Warmup;
 
 /// Source of host commands.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -82,6 +83,10 @@ pub struct WorkloadConfig {
     /// `duration` without `io_count` turns the `io_count` of the layers below off (the run ends
     /// by time alone); with both set, the first reached ends the run [duration].
     pub duration: Duration,
+    /// Unmeasured start of the run, as fio's `ramp_time`: a count of commands (`50000`) or a time
+    /// (`"500ms"`), run in addition to `io_count` or `duration`; 0 is off. Excluded from every
+    /// measured figure (docs/guide/report.md, "Warm-up").
+    pub warmup: Warmup,
     /// Drive state before the run: none, fill or steady.
     pub precondition: Precondition,
     /// Random overwrites done by `steady` preconditioning [multiples of the span].
@@ -111,6 +116,7 @@ impl Default for WorkloadConfig {
             span: 1.0,
             io_count: 200_000,
             duration: Duration::ZERO,
+            warmup: Warmup::Off,
             precondition: Precondition::Fill,
             steady_overwrites: 1.0,
             steady_method: SteadyMethod::Statistical,

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use ssdtwin_core::{Report, Scenario};
 
+use crate::pcie_bytes_per_second;
+
 /// Least fraction of the lowest bound a saturated drive must reach.
 pub(crate) const REACH: f64 = 0.95;
 /// Most: the bound plus the allowance for the run's start (under 1% by the choice of I/O
@@ -143,20 +145,6 @@ pub(crate) fn bus_transfer(scenario: &Scenario, bytes: u64) -> f64 {
 /// unit; `Timing::read_transfer(units) = for_transfer(units × (unit_bytes + parity_bytes))`).
 pub(crate) fn unit_with_parity(scenario: &Scenario) -> u64 {
     scenario.ftl.mapping_unit.bytes() + scenario.flash.parity_per_codeword.bytes()
-}
-
-/// Usable bytes per second of one PCIe direction, as `host::pcie_bytes_per_second`: per-lane
-/// rate × line-code efficiency / 8 bits × lanes × TLP efficiency (256 B payload per 280 B TLP).
-pub(crate) fn pcie_bytes_per_second(generation: u8, lanes: u8) -> f64 {
-    let (gigatransfers, encoding) = match generation {
-        1 => (2.5, 8.0 / 10.0),
-        2 => (5.0, 8.0 / 10.0),
-        3 => (8.0, 128.0 / 130.0),
-        4 => (16.0, 128.0 / 130.0),
-        5 => (32.0, 128.0 / 130.0),
-        _ => (64.0, 242.0 / 256.0),
-    };
-    gigatransfers * 1e9 * encoding / 8.0 * f64::from(lanes) * (256.0 / 280.0)
 }
 
 /// Mean of a per-page-type time over the cell's page types [s]; the drives give one value for

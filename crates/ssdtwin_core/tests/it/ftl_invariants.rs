@@ -1,10 +1,12 @@
 //! FTL invariants after long randomized runs (ARCHITECTURE.md, "Invariants"): every logical unit maps to
 //! exactly one valid physical location, valid counts match the reverse map, every block is in
-//! exactly one state and the free lists hold exactly the free blocks. Run for each GC policy,
+//! exactly one state and the free lists hold exactly the free blocks, and nothing acknowledged
+//! was lost (`loss.rs`: latest versions mapped, every unit mapped, writes accounted for). Run for each GC policy,
 //! with multi-plane programs on and off, on a tiny drive written over ten times.
 
 use ssdtwin_core::{Report, Simulation};
 
+use crate::loss::check_no_loss;
 use crate::scenario;
 
 const POLICIES: [&str; 4] = ["greedy", "cost_benefit", "random", "fifo"];
@@ -54,6 +56,9 @@ fn invariants_hold_after_ten_drive_writes_for_every_policy() {
             let (report, simulation) = churn(policy, multi_plane);
             let ftl = simulation.ftl();
             if let Err(problem) = ftl.check_invariants() {
+                panic!("{policy}, multi_plane {multi_plane}: {problem}");
+            }
+            if let Err(problem) = check_no_loss(&simulation, &report, true) {
                 panic!("{policy}, multi_plane {multi_plane}: {problem}");
             }
             eprintln!(
@@ -115,6 +120,10 @@ fn invariants_hold_under_skewed_writes_after_steady_preconditioning() {
             .run(&mut |_| true)
             .unwrap_or_else(|error| panic!("{distribution}, {policy}: {error}"));
         if let Err(problem) = simulation.ftl().check_invariants() {
+            panic!("{distribution}, {policy}: {problem}");
+        }
+        // Steady preconditioning lays out every unit of the span (the whole drive) as written.
+        if let Err(problem) = check_no_loss(&simulation, &report, true) {
             panic!("{distribution}, {policy}: {problem}");
         }
         eprintln!(

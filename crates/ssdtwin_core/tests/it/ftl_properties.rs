@@ -4,14 +4,32 @@
 //! times the logical capacity leaves `Ftl::check_invariants` true (every mapped unit in a written
 //! page of its block that maps back to it, valid counts equal to the mapping's view, each block in
 //! one state and the free lists exactly the free blocks, no block written past its end between
-//! erases), every command completes, and each write reached flash once per unit. Proptest shrinks
-//! a failing case to the smallest drive and workload that fail and stores its seed in
-//! `proptest-regressions/`, which is replayed first from then on.
+//! erases), every command completes, and nothing acknowledged was lost (`loss.rs`): every logical
+//! unit maps to a slot holding its latest version, all of them are mapped after the fill, and
+//! every acknowledged unit write was placed by the FTL (or, buffered, flushed, coalesced, held or
+//! reported lost by the power cut). Proptest shrinks a failing case to the smallest drive and
+//! workload that fail and stores its seed in `proptest-regressions/`, which is replayed first
+//! from then on.
+//!
+//! The random cases number `SSDTWIN_PROPERTY_CASES` (default 8, what CI runs); the nightly-size
+//! run is `SSDTWIN_PROPERTY_CASES=500 cargo test --release -p ssdtwin_core --test it ftl_properties`.
 
 use proptest::prelude::*;
 use ssdtwin_core::Simulation;
 
+use crate::loss::check_no_loss;
 use crate::scenario;
+
+/// Random cases of the property test: `SSDTWIN_PROPERTY_CASES`, or 8.
+fn property_cases() -> u32 {
+    match std::env::var("SSDTWIN_PROPERTY_CASES") {
+        Ok(text) => text
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("SSDTWIN_PROPERTY_CASES={text}: expected a whole number of cases")),
+        Err(_) => 8,
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Case {
@@ -127,11 +145,12 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         .map_err(|problem| TestCaseError::fail(format!("{case:?}: {problem}")))?;
     prop_assert_eq!(report.latency_us.all.count, scenario.workload.io_count, "{:?}", case);
     prop_assert!(report.waf >= 1.0 - 1e-9, "{:?}: WAF {}", case, report.waf);
+    check_no_loss(&simulation, &report, true).map_err(|problem| TestCaseError::fail(format!("{case:?}: {problem}")))?;
     Ok(())
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 8, max_shrink_iters: 64, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: property_cases(), max_shrink_iters: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn ftl_invariants_hold_for_random_drives_and_workloads(case in cases()) {

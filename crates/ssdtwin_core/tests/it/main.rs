@@ -13,6 +13,7 @@
 mod bounds;
 mod channel_bound;
 mod channel_timing;
+mod codewords;
 mod determinism;
 mod dram;
 mod ftl_invariants;
@@ -23,21 +24,24 @@ mod host;
 mod input_errors;
 mod layers;
 mod live;
+mod loss;
 mod mappings;
 mod power;
 mod reliability;
 mod source_scan;
 mod steady;
+mod steady_check;
 mod suspend;
+mod text_files;
 mod theory;
 mod thermal;
+mod warmup;
 mod workloads;
 
 use std::path::PathBuf;
 
 use ssdtwin_core::base::time::Duration;
 use ssdtwin_core::config::CellType;
-use ssdtwin_core::host::pcie_bytes_per_second;
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 
 /// The small drive and workload every test starts from: 2 channels x 2 dies x 2 planes, TLC with
@@ -101,6 +105,31 @@ precondition = "fill"
 steady_overwrites = 1.0
 "#;
 
+/// A fresh folder for one test's files, removed with everything in it when dropped; it reads as
+/// the folder's `Path`.
+#[derive(Debug)]
+pub struct Folder(pub PathBuf);
+
+impl std::ops::Deref for Folder {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Folder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A new [`Folder`] under the system's temporary folder; `name` must be unique among the tests.
+pub fn folder(name: &str) -> Folder {
+    let path = std::env::temp_dir().join(format!("ssdtwin-it-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&path).unwrap();
+    Folder(path)
+}
+
 /// [`BASE`] with `settings` (`"key.path=value"`, as `ssdtwin run --set`) applied.
 pub fn scenario(settings: &[&str]) -> Scenario {
     scenario_from(BASE, settings)
@@ -149,6 +178,25 @@ pub fn units_per_page(scenario: &Scenario) -> u64 {
 pub fn channel_data_time(scenario: &Scenario, units: u64) -> Duration {
     let bytes = units * (scenario.ftl.mapping_unit.bytes() + scenario.flash.parity_per_codeword.bytes());
     Duration::for_transfer(bytes, scenario.flash.bus_rate.per_second())
+}
+
+/// Usable bytes per second of one PCIe link direction, from the PCI-SIG base specifications and
+/// written out here, not taken from the simulator (`host::pcie_bytes_per_second`): per-lane
+/// transfer rate (2.5, 5, 8, 16, 32, 64 GT/s for generations 1 to 6) × line-code efficiency
+/// (8b/10b for generations 1-2, 128b/130b for 3-5, 242/256 for the FLIT mode of 6) / 8 bits ×
+/// lanes × TLP efficiency (a 256 B maximum payload carries about 24 B of header, sequence
+/// number, LCRC and framing: 256/280).
+pub fn pcie_bytes_per_second(generation: u8, lanes: u8) -> f64 {
+    let (gigatransfers_per_second, encoding) = match generation {
+        1 => (2.5, 8.0 / 10.0),
+        2 => (5.0, 8.0 / 10.0),
+        3 => (8.0, 128.0 / 130.0),
+        4 => (16.0, 128.0 / 130.0),
+        5 => (32.0, 128.0 / 130.0),
+        6 => (64.0, 242.0 / 256.0),
+        _ => panic!("PCIe generation {generation}: the tests know generations 1 to 6"),
+    };
+    gigatransfers_per_second * 1e9 * encoding / 8.0 * f64::from(lanes) * (256.0 / 280.0)
 }
 
 /// PCIe time to move `bytes` in one direction.

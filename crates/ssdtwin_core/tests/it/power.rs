@@ -5,7 +5,6 @@
 
 use ssdtwin_core::base::time::{Duration, Time};
 use ssdtwin_core::config::PowerConfig;
-use ssdtwin_core::power::profile::Profiles;
 use ssdtwin_core::power::{Direction, OpClass, PowerModel};
 use ssdtwin_core::{Report, Scenario};
 
@@ -68,8 +67,10 @@ fn energy_of_a_queue_depth_one_read_run_balances_with_its_operations() {
     let command = scenario.flash.command_time.as_secs_f64();
     let t_read = scenario.flash.t_read.for_type(0);
     let transfer = channel_data_time(&scenario, 1).as_secs_f64();
-    let read_energy = Profiles::new(&scenario.power, 3).energy(OpClass::Read, 0, t_read);
     let t_read = t_read.as_secs_f64();
+    // A read draws V × I × t: the read profile above only shapes the current (0.3 × 2.0 + 0.7 ×
+    // 0.5714 = 1, the ONFI average kept), so its energy is VCC × ICC1 × tR.
+    let read_energy = scenario.power.vcc_v * scenario.power.icc_read_ma.for_type(0) * MILLI * t_read;
 
     let per_read = (powers.bus_idle - powers.standby) * command
         + (read_energy - powers.standby * t_read)
@@ -139,7 +140,8 @@ fn us(micros: u64) -> Time {
 
 #[test]
 fn one_program_alone_peaks_at_its_profile_maximum() {
-    let (config, mut model) = harness(1, vec![(0.1, 0.5), (0.05, 3.0), (0.25, 0.7), (0.05, 3.0), (0.55, 0.8)]);
+    let profile = vec![(0.1, 0.5), (0.05, 3.0), (0.25, 0.7), (0.05, 3.0), (0.55, 0.8)];
+    let (config, mut model) = harness(1, profile.clone());
     let program = Duration::from_micros(2000);
     model.transfer(us(0), 0, us(40), Duration::from_micros(40), Direction::In);
     model.die_op_start(us(0), 0, us(40), OpClass::Program, 2, program);
@@ -157,8 +159,18 @@ fn one_program_alone_peaks_at_its_profile_maximum() {
     assert!((power.nand_peak_window - expected_peak).abs() < 1e-9);
     let transfer_energy =
         (config.vcc_v * config.icc_bus_idle_ma + config.vccq_v * config.icc_io_write_ma) * MILLI * 40e-6;
-    let profile_energy = model.profiles().energy(OpClass::Program, 2, program);
-    assert!((energy.nand - transfer_energy - profile_energy).abs() < 1e-12);
+    // Each segment draws VCC × ICC2 × its factor for its fraction of tPROG.
+    let profile_energy: f64 = profile
+        .iter()
+        .map(|&(fraction, factor)| {
+            config.vcc_v * config.icc_program_ma.for_type(2) * MILLI * factor * fraction * program.as_secs_f64()
+        })
+        .sum();
+    assert!(
+        relative_error(energy.nand, transfer_energy + profile_energy) < 1e-12,
+        "NAND energy {} J vs transfer {transfer_energy} J + profile {profile_energy} J",
+        energy.nand
+    );
 }
 
 #[test]

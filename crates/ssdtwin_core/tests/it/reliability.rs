@@ -200,27 +200,114 @@ fn read_reclaim_relocates_blocks_near_the_limit() {
     );
 }
 
+/// Activation energy the reliability tests set (the model's default), [eV], and Boltzmann's
+/// constant [eV/K] (CODATA 2018): JESD218B Annex A's acceleration factor between two
+/// temperatures is exp[(Ea / k)·(1/T_cool − 1/T_hot)].
+const EA_EV: f64 = 1.1;
+const BOLTZMANN_EV_PER_K: f64 = 8.617_333e-5;
+
+fn arrhenius_ratio(cool_c: f64, hot_c: f64) -> f64 {
+    let kelvin = |celsius: f64| celsius + 273.15;
+    (EA_EV / BOLTZMANN_EV_PER_K * (1.0 / kelvin(cool_c) - 1.0 / kelvin(hot_c))).exp()
+}
+
 #[test]
-fn hot_packages_age_their_data_faster() {
-    // The thermal model on: dies age at their package's temperature. Two runs, one hot ambient.
-    let base = [
-        "reliability.enabled=true",
-        "reliability.retention_age=\"30d\"",
-        "reliability.read_reclaim=\"none\"",
-        "power.enabled=true",
-        "thermal.enabled=true",
-        "thermal.nand_packages=2",
-    ];
-    let cool = run(&scenario(&[&base[..], &["thermal.ambient_c=25"]].concat()));
-    let hot = run(&scenario(&[&base[..], &["thermal.ambient_c=85"]].concat()));
-    // The aged data (30 days at 25 °C) dominates; the run's own seconds at 85 °C add
-    // seconds × AF(85 °C) ≈ 1,600× as much retention per second, visible in the mean RBER.
-    let (cool, hot) = (cool.reliability.unwrap(), hot.reliability.unwrap());
+fn hot_packages_age_their_data_by_the_arrhenius_ratio() {
+    // The thermal model on: each die's data ages at its package's temperature. The packages are
+    // held at 40 °C and at 70 °C (the whole network starts there, at that ambient, with heat
+    // capacities so large the run's heat moves them by microkelvins); `reliability.temp_c`, the
+    // temperature without the thermal model, is 25 °C in both runs, so the ratio comes only
+    // through the packages. No aged start: every read's retention is its time since the fill
+    // times AF. The power-law model with ε = α = 0 (and no read disturb, which adds a term of its
+    // own) gives RBER = β·PEC^m·t^n, so every read's RBER,
+    // and their mean, grows by AF_ratio^n; reads stay far below the hard-decision limit, so both
+    // runs read the same pages at the same instants.
+    let n = 0.54;
+    let held_at = |temp_c: f64| {
+        let at = |key: &str| format!("{key}={temp_c}");
+        let mut list = with(&[
+            "reliability.enabled=true",
+            "reliability.model=\"power_law\"",
+            "reliability.power_law.epsilon=0",
+            "reliability.power_law.alpha=0",
+            "reliability.power_law.beta=1e-8",
+            "reliability.power_law.m=0.14",
+            "reliability.power_law.n=0.54",
+            "reliability.read_disturb=0",
+            "reliability.activation_energy_ev=1.1",
+            "reliability.temp_c=25",
+            "reliability.pe_cycles=3000",
+            "reliability.pe_spread=0",
+            "power.enabled=true",
+            "thermal.enabled=true",
+            "thermal.nand_packages=2",
+            "thermal.capacitance_j_per_k.controller=1e6",
+            "thermal.capacitance_j_per_k.nand_package=1e6",
+            "thermal.capacitance_j_per_k.dram=1e6",
+            "thermal.capacitance_j_per_k.pcb=1e6",
+        ]);
+        list.extend([at("thermal.ambient_c"), at("thermal.initial")]);
+        let report = run(&scenario(&settings(&list)));
+        let thermal = report.thermal.as_ref().unwrap();
+        for package in ["nand_0", "nand_1"] {
+            assert!(
+                (thermal.final_c[package] - temp_c).abs() < 1e-3,
+                "{:?}",
+                thermal.final_c
+            );
+        }
+        let reliability = report.reliability.unwrap();
+        assert_eq!(reliability.retries, 0);
+        reliability.rber_mean
+    };
+    let (cool_c, hot_c) = (40.0, 70.0);
+    let (cool, hot) = (held_at(cool_c), held_at(hot_c));
+    let measured = (hot / cool).powf(1.0 / n);
+    let expected = arrhenius_ratio(cool_c, hot_c);
     assert!(
-        hot.rber_mean > cool.rber_mean,
-        "{} vs {}",
-        hot.rber_mean,
-        cool.rber_mean
+        (measured / expected - 1.0).abs() < 1e-3,
+        "packages at {hot_c} °C over {cool_c} °C: data aged {measured}x as fast, Arrhenius {expected}x"
+    );
+}
+
+#[test]
+fn data_kept_hot_ages_by_the_arrhenius_ratio_of_its_temperatures() {
+    // The same data kept three days at 40 °C and at 70 °C before the run (the aged start; the run's
+    // own second of reads at 25 °C adds under 1e-6 of it). JESD218B Annex A: retention time
+    // accelerates by AF = exp[(Ea / k)·(1/T_cool − 1/T_hot)] ([`arrhenius_ratio`]).
+    let (cool_c, hot_c) = (40.0, 70.0);
+    let aged = |temp_c: f64| {
+        let retention_temp = format!("reliability.retention_temp_c={temp_c}");
+        let report = run(&scenario(&settings(&with(&[
+            "reliability.enabled=true",
+            "reliability.model=\"retention3d\"",
+            "reliability.retention_3d.alpha=7.92e-6",
+            "reliability.retention_3d.beta=0.25",
+            "reliability.read_disturb=0",
+            "reliability.activation_energy_ev=1.1",
+            "reliability.acceleration=true",
+            "reliability.temp_c=25",
+            "reliability.pe_cycles=3000",
+            "reliability.pe_spread=0",
+            "reliability.retention_age=\"3d\"",
+            &retention_temp,
+        ]))));
+        let reliability = report.reliability.unwrap();
+        assert_eq!(
+            reliability.retries, 0,
+            "below the hard-decision limit: every read costs the same"
+        );
+        reliability.rber_mean
+    };
+    let (cool, hot) = (aged(cool_c), aged(hot_c));
+    // Retention-3D model (Luo et al., SIGMETRICS 2018), slope set above: RBER ∝ t^(α·PE + β), so
+    // the retention times stand in the ratio (RBER_hot / RBER_cool)^(1 / (α·PE + β)).
+    let exponent = 7.92e-6 * 3000.0 + 0.25;
+    let measured = (hot / cool).powf(1.0 / exponent);
+    let expected = arrhenius_ratio(cool_c, hot_c);
+    assert!(
+        (measured / expected - 1.0).abs() < 1e-3,
+        "retention at {hot_c} °C over {cool_c} °C: {measured}x, Arrhenius {expected}x"
     );
 }
 
@@ -284,6 +371,11 @@ fn block_mapping_runs_with_reliability_and_reclaim_on() {
     let scenario = scenario(&[
         "ftl.mapping=\"block\"",
         "ftl.mapping_unit=\"16KiB\"",
+        // A 16 KiB unit is four 4,320 B LDPC codewords: their parity, and one codeword of the
+        // four with four times the correctable bits (the same hard-decision limit).
+        "flash.parity_per_codeword=\"896B\"",
+        "reliability.codeword=\"17280B\"",
+        "reliability.correctable_bits=880",
         "workload.block_size=\"16KiB\"",
         "workload.read_fraction=0.5",
         "workload.io_count=3000",

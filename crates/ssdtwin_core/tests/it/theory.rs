@@ -7,12 +7,11 @@
 //!   greedy model and the FIFO (cyclic log) model for the drive's effective spare capacity.
 
 use ssdtwin_core::ftl::params::GcPacingKind;
-use ssdtwin_core::host::pcie_bytes_per_second;
 use ssdtwin_core::{Report, Scenario, Simulation};
 
 use crate::{
-    channel_data_time, dies, mean_over_types, page_types, relative_error, run, scenario, units_per_page,
-    unloaded_read_mean_us, unloaded_read_us,
+    channel_data_time, dies, mean_over_types, page_types, pcie_bytes_per_second, relative_error, run, scenario,
+    units_per_page, unloaded_read_mean_us, unloaded_read_us,
 };
 
 /// Allowance around the analytic extremes for percentiles.
@@ -365,4 +364,20 @@ fn steady_state_waf_of_greedy_gc_lies_between_the_greedy_and_fifo_models() {
         greedy.waf
     );
     assert!(greedy.waf <= fifo.waf, "greedy {} above FIFO {}", greedy.waf, fifo.waf);
+}
+
+#[test]
+fn the_tests_pcie_closed_form_gives_the_spec_per_lane_rates() {
+    // Per-lane raw data rates of the PCI-SIG tables [MB/s]: 250 (gen 1), 500 (gen 2), 984.6
+    // (gen 3), 1,969.2 (gen 4), 3,938.5 (gen 5); before the TLP overhead the closed form removes.
+    for (generation, lane_mb_per_s) in [(1, 250.0), (2, 500.0), (3, 984.6), (4, 1969.2), (5, 3938.5)] {
+        let raw = pcie_bytes_per_second(generation, 1) / (256.0 / 280.0) / 1e6;
+        assert!(
+            relative_error(raw, lane_mb_per_s) < 1e-4,
+            "generation {generation}: {raw} MB/s per lane, the specification's {lane_mb_per_s}"
+        );
+    }
+    // A gen 3 x4 link moves 4 KiB in 4096 / (3,938.5 MB/s × 256/280) = 1.1375 us.
+    let x4 = 4096.0 / pcie_bytes_per_second(3, 4);
+    assert!(relative_error(x4, 1.1375e-6) < 1e-4, "{x4}");
 }

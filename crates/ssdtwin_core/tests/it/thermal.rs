@@ -5,8 +5,6 @@
 
 use super::bounds::{self, Drive, Kind};
 use super::{relative_error, run, scenario};
-use ssdtwin_core::base::time::Time;
-use ssdtwin_core::thermal::{InitialState, Node, ThermalNetwork};
 use ssdtwin_core::{load, Override, ScenarioSource};
 
 /// Thermal model on, on the small test drive (4 dies, so 4 packages: the preset has 8), a short
@@ -108,40 +106,117 @@ fn a_run_can_start_hot() {
     // 200 reads take milliseconds: the board (a time constant of minutes) stays at the start
     // temperature.
     assert!((thermal.final_c["pcb"] - 70.0).abs() < 0.1, "{:?}", thermal.final_c);
-    // "steady": the idle drive's steady state T_a + G⁻¹·P_idle, solved here independently.
+    // "steady": the idle drive's steady state T = T_a + G⁻¹·P_idle, with G built here from the
+    // scenario's resistances on the topology of docs/models/thermal.md and solved by the test's
+    // own Gaussian elimination (not the network's eigen-decomposition or its `steady_state`).
     let scenario = thermal_scenario(&["thermal.initial=\"steady\"", "workload.io_count=200"]);
     let power = &scenario.power;
-    let packages = scenario.thermal.nand_packages as usize;
+    let thermal = &scenario.thermal;
+    let packages = thermal.nand_packages as usize;
     let die_standby = power.vcc_v * power.isb_ua * 1e-6;
     let per_package = die_standby * f64::from(super::dies(&scenario)) / packages as f64;
     let sum = per_package * packages as f64 + power.controller_idle_w + power.dram_background_w + power.other_w;
     let board = power.other_w + sum * (1.0 / power.regulator_efficiency - 1.0);
-    let layout = scenario.thermal.layout();
-    let mut network =
-        ThermalNetwork::from_layout(&layout, scenario.thermal.ambient_c, Time::ZERO, InitialState::Ambient);
-    for node in layout.nodes.iter().copied() {
-        let watts = match node {
-            Node::Controller => power.controller_idle_w,
-            Node::Nand(_) => per_package,
-            Node::Dram => power.dram_background_w,
-            Node::Pcb => board,
-            Node::Heatsink => 0.0,
-        };
-        network.set_power(node, watts);
+    // Nodes: controller, nand_0 .. nand_{n-1}, dram, pcb, then the heatsink if there is one.
+    let (controller, dram, pcb) = (0, packages + 1, packages + 2);
+    let heatsink = thermal.heatsink.then_some(packages + 3);
+    let nodes = packages + 3 + usize::from(thermal.heatsink);
+    let r = &thermal.resistance_k_per_w;
+    let mut g = vec![vec![0.0; nodes]; nodes];
+    let mut join = |a: usize, b: Option<usize>, resistance: f64| {
+        let conductance = 1.0 / resistance;
+        g[a][a] += conductance;
+        if let Some(b) = b {
+            g[b][b] += conductance;
+            g[a][b] -= conductance;
+            g[b][a] -= conductance;
+        }
+    };
+    join(controller, Some(pcb), r.controller_to_pcb);
+    for package in 0..packages {
+        let node = 1 + package;
+        join(node, Some(pcb), r.nand_to_pcb.get(package));
+        let coupling = thermal.controller_coupling_w_per_k.get(package);
+        if coupling > 0.0 {
+            join(controller, Some(node), 1.0 / coupling);
+        }
+        if package + 1 < packages {
+            join(node, Some(node + 1), r.nand_lateral);
+        }
     }
-    let expected = network.steady_state();
+    join(dram, Some(pcb), r.dram_to_pcb);
+    join(pcb, None, r.pcb_to_ambient);
+    for top in 0..=dram {
+        match heatsink {
+            Some(h) => join(top, Some(h), r.package_to_heatsink),
+            None => join(top, None, r.package_top_to_ambient),
+        }
+    }
+    if let Some(h) = heatsink {
+        join(h, None, r.heatsink_to_ambient);
+    }
+    let mut watts = vec![0.0; nodes];
+    watts[controller] = power.controller_idle_w;
+    watts[1..=packages].fill(per_package);
+    watts[dram] = power.dram_background_w;
+    watts[pcb] = board;
+    let rise = solve(g, watts);
+    let mut names: Vec<String> = vec!["controller".into()];
+    names.extend((0..packages).map(|package| format!("nand_{package}")));
+    names.extend(["dram".into(), "pcb".into()]);
+    if heatsink.is_some() {
+        names.push("heatsink".into());
+    }
+    let expected: Vec<f64> = rise.iter().map(|kelvin| thermal.ambient_c + kelvin).collect();
     let report = run(&scenario);
     let final_c = &report.thermal.unwrap().final_c;
-    for (node, expected) in layout.nodes.iter().zip(expected) {
-        let measured = final_c[&node.name()];
+    assert_eq!(final_c.len(), names.len(), "{final_c:?}");
+    for (name, expected) in names.iter().zip(expected) {
+        let measured = final_c[name];
         // 200 reads take a few milliseconds: the packages move by hundredths of a kelvin.
         assert!(
             (measured - expected).abs() < 0.05,
-            "{}: {measured} against {expected}",
-            node.name()
+            "{name}: {measured} against {expected}"
         );
         assert!(measured > scenario.thermal.ambient_c);
     }
+}
+
+/// Solves `a · x = b` by Gaussian elimination with partial pivoting (the conductance matrix is
+/// symmetric positive definite: every pivot is positive).
+fn solve(mut a: Vec<Vec<f64>>, mut b: Vec<f64>) -> Vec<f64> {
+    let n = b.len();
+    for column in 0..n {
+        let pivot = (column..n)
+            .max_by(|&i, &j| a[i][column].abs().total_cmp(&a[j][column].abs()))
+            .expect("a non-empty column");
+        a.swap(column, pivot);
+        b.swap(column, pivot);
+        for row in column + 1..n {
+            let (upper, lower) = a.split_at_mut(row);
+            let (pivot_row, target) = (&upper[column], &mut lower[0]);
+            let factor = target[column] / pivot_row[column];
+            for (entry, &above) in target[column..].iter_mut().zip(&pivot_row[column..]) {
+                *entry -= factor * above;
+            }
+            b[row] -= factor * b[column];
+        }
+    }
+    let mut x = vec![0.0; n];
+    for row in (0..n).rev() {
+        let known: f64 = (row + 1..n).map(|k| a[row][k] * x[k]).sum();
+        x[row] = (b[row] - known) / a[row][row];
+    }
+    x
+}
+
+#[test]
+fn the_test_solver_solves_a_two_node_chain_by_hand() {
+    // 1 W into node 0, joined to node 1 by 2 K/W, node 1 to ambient by 3 K/W: node 1 sits 3 K
+    // above ambient, node 0 another 2 K above it.
+    let g = vec![vec![0.5, -0.5], vec![-0.5, 0.5 + 1.0 / 3.0]];
+    let x = solve(g, vec![1.0, 0.0]);
+    assert!((x[0] - 5.0).abs() < 1e-12 && (x[1] - 3.0).abs() < 1e-12, "{x:?}");
 }
 
 /// Settings that hold the drive in `nvme`'s heavy state from the first instant: thresholds far

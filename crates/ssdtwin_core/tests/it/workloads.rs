@@ -9,29 +9,7 @@ use ssdtwin_core::base::time::Time;
 use ssdtwin_core::workload::fio::{self, FioWorkload};
 use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 
-use super::{pcie_time, BASE};
-
-/// A fresh folder for one test's files, removed with everything in it when dropped.
-struct Folder(PathBuf);
-
-impl std::ops::Deref for Folder {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Folder {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn folder(name: &str) -> Folder {
-    let path = std::env::temp_dir().join(format!("ssdtwin-it-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&path).unwrap();
-    Folder(path)
-}
+use super::{folder, pcie_time, BASE};
 
 /// [`BASE`] loaded as if from a scenario file in `dir`, with `settings`.
 fn scenario_in(dir: &Path, settings: &[&str]) -> Result<Scenario, ssdtwin_core::ConfigError> {

@@ -53,6 +53,9 @@ KNOWN_FIELDS = {
     "plp",
     "power_loss",
     "mapping_cache",
+    "warmup",
+    "variability",
+    "steady_state",
 }
 """Report fields with a place on the page; any other block is shown under "Other report fields"."""
 
@@ -166,6 +169,9 @@ def _summary(report: Mapping[str, Any], config: Mapping[str, Any]) -> str:
         },
     )
     parts = [f'<div class="tables"><div><h3>Headline</h3>{headline}</div>']
+    steadiness = _sections.steadiness(report)
+    if steadiness:
+        parts.append(f"<div><h3>Steadiness</h3>{steadiness}</div>")
     power = _power_table(report, config)
     if power:
         parts.append(f"<div><h3>Power and energy</h3>{power}</div>")

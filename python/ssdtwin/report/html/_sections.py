@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ssdtwin.report.fields import lookup
 from ssdtwin.report.html._page import cell, fmt, generic_block, key_values, subtable, table
 from ssdtwin.report.html._timeseries import HEATMAP_PREFIXES
+from ssdtwin.report.steady import steady_line, variability_line, warmup_line
 
 if TYPE_CHECKING:
     import pandas
@@ -235,6 +236,28 @@ def other(blocks: Mapping[str, Any]) -> str:
         if isinstance(value, Mapping):
             parts.append(f"<h3>{escape(name)}</h3>{generic_block(value)}")
     return "".join(parts)
+
+
+def steadiness(report: Mapping[str, Any]) -> str:
+    """The warm-up, IOPS and bandwidth per window and the SNIA PTS steady-state check, as the text
+    summary words them (`ssdtwin.report.steady`), with the figures behind them."""
+    lines = [line for line in (warmup_line(report), variability_line(report), steady_line(report)) if line]
+    if not lines:
+        return ""
+    bandwidth = lookup(report, "variability.bandwidth_mib_s")
+    bandwidth = bandwidth if isinstance(bandwidth, Mapping) else {}
+    state = report.get("steady_state") if isinstance(report.get("steady_state"), Mapping) else {}
+    rounds = ", ".join(f"{value:,.0f}" for value in state.get("round_iops", []) or [])
+    pairs = [
+        ("bandwidth per window min [MiB/s]", bandwidth.get("min")),
+        ("bandwidth per window max [MiB/s]", bandwidth.get("max")),
+        ("bandwidth per window CV", bandwidth.get("cv")),
+        ("IOPS of the last windows", rounds),
+        ("criterion", state.get("criterion")),
+    ]
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    spec = {name: "{:,.1f}" for name, _ in pairs[:2]} | {"bandwidth per window CV": "{:.1%}"}
+    return f'<ul class="steadiness">{items}</ul>{key_values(pairs, spec=spec)}'
 
 
 def run_facts(report: Mapping[str, Any]) -> str:

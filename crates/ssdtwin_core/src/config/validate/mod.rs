@@ -22,8 +22,18 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
     dram::dram(scenario)?;
+    checks::check(
+        scenario.report.steady_window == crate::base::time::Duration::ZERO
+            || scenario.report.steady_window >= crate::base::time::Duration::from_micros(100),
+        "report.steady_window",
+        scenario.report.steady_window,
+        "\"0s\" (automatic: the measured run in 10 windows) or at least 100us",
+    )?;
     if scenario.reliability.enabled {
         scenario.reliability.validate(scenario.flash.cell.page_types())?;
+        scenario
+            .reliability
+            .check_codeword(scenario.ftl.mapping_unit, scenario.flash.parity_per_codeword)?;
     }
     Ok(())
 }
