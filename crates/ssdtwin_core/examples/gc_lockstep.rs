@@ -82,7 +82,7 @@ fn main() {
                 ftl.counts.erases
             );
             completed = 0;
-            boundary = boundary + window;
+            boundary += window;
         }
     }
 }
