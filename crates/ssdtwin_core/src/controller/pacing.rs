@@ -201,7 +201,7 @@ impl GcPacing {
 mod tests {
     use super::*;
 
-    /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 13, foreground 3.
+    /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 8, foreground 3.
     fn paced() -> GcPacing {
         GcPacing::new(&FtlConfig::default(), 1, 64, 1024)
     }
@@ -209,7 +209,7 @@ mod tests {
     #[test]
     fn a_victim_is_copied_in_exactly_the_host_units_it_frees() {
         let mut pacing = paced();
-        assert_eq!(pacing.levels(), Some((7, 13, 3)));
+        assert_eq!(pacing.levels(), Some((7, 8, 3)));
         // 600 of 1024 units valid: the erase frees 424 units net of the copies, so the 424 host
         // units written meanwhile earn exactly the 600 copies.
         pacing.claimed(0, 600, 1024, true);
@@ -237,7 +237,7 @@ mod tests {
             "idle host: background copying, a page at a time"
         );
         assert_eq!(
-            pacing.read_window(0, 13, true),
+            pacing.read_window(0, 8, true),
             0,
             "at the stop level: no GC even when idle"
         );
