@@ -96,9 +96,10 @@ pub struct FtlConfig {
     /// does not suspend GC programs and erases, as firmware raises GC priority when free space runs
     /// out; 0 = off [fraction].
     pub gc_urgent_threshold: f64,
-    /// When GC runs: `paced` (the default: copying in proportion to host writes within a band of
-    /// free blocks, background GC when the host is idle, unpaced only when a plane is nearly out of
-    /// free blocks) or `threshold` (back to back below `gc_threshold`).
+    /// When GC runs: `threshold` (the default for now: back to back below `gc_threshold`) or
+    /// `paced` (opt-in until the studies are re-run on it: copying in proportion to host writes
+    /// within a band of free blocks, background GC when the host is idle, unpaced only when a
+    /// plane is nearly out of free blocks).
     pub gc_pacing: GcPacingKind,
     /// `paced`: a plane takes GC victims while its free blocks are below this fraction of its
     /// blocks (the top of the band, up to which background GC refills a plane while the host is
@@ -148,7 +149,7 @@ impl Default for FtlConfig {
             over_provisioning: 0.30,
             gc_threshold: 0.10,
             gc_urgent_threshold: 0.0,
-            gc_pacing: GcPacingKind::Paced,
+            gc_pacing: GcPacingKind::Threshold,
             gc_stop_threshold: 0.0,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,

@@ -16,6 +16,7 @@ use super::{run, scenario};
 /// Uniform 4 KiB random writes at QD 32 on the small drive after `steady`, greedy GC.
 fn writes(extra: &[&str]) -> Scenario {
     let mut settings = vec![
+        "ftl.gc_pacing=paced", // opt-in while `threshold` is the default; `extra` may override it
         "host.queue_depth=32",
         "workload.read_fraction=0.0",
         "workload.precondition=steady",

@@ -6,7 +6,6 @@
 //! * Steady-state write amplification of uniform random writes under greedy GC lies between a
 //!   greedy model and the FIFO (cyclic log) model for the drive's effective spare capacity.
 
-use ssdtwin_core::ftl::params::GcPacingKind;
 use ssdtwin_core::{Report, Scenario, Simulation};
 
 use crate::{
@@ -313,7 +312,7 @@ fn steady_state_waf_of_greedy_gc_lies_between_the_greedy_and_fifo_models() {
     // host allocation leaves fewer than G = max(2, ceil(gc_threshold x blocks)) free blocks and
     // stops once G are free again, so while GC keeps up a plane holds G - 1 to G free blocks,
     // G - 1/2 on average, and its two open blocks (host stream, GC stream) are half written on
-    // average: T = planes x (blocks - G - 1/2) x units per block (under `threshold`). GC keeps up only below the
+    // average: T = planes x (blocks - G - 1/2) x units per block. GC keeps up only below the
     // drive's write capacity, hence the open-loop host at a moderate rate; a saturating host
     // drains the free pool down to the one block host writes leave to GC, and T grows.
     let flash = &scenario.flash;
@@ -321,14 +320,7 @@ fn steady_state_waf_of_greedy_gc_lies_between_the_greedy_and_fifo_models() {
     let blocks = f64::from(flash.blocks_per_plane);
     let trigger = (scenario.ftl.gc_threshold * blocks).ceil().max(2.0);
     let units_per_block = (units_per_page(&scenario) * u64::from(flash.pages_per_block)) as f64;
-    // Under `ftl.gc_pacing = "paced"` (the default) the open-loop host leaves the drive idle
-    // between commands, and background GC refills a plane to the stop level G + 1
-    // (`controller/pacing.rs`): it holds G to G + 1 free blocks, G + 1/2 on average.
-    let held = match scenario.ftl.gc_pacing {
-        GcPacingKind::Paced => trigger + 0.5,
-        GcPacingKind::Threshold => trigger - 0.5,
-    };
-    let log_units = planes * (blocks - held - 1.0) * units_per_block;
+    let log_units = planes * (blocks - trigger - 0.5) * units_per_block;
     let logical = greedy.simulator.logical_units as f64;
     let rho = (log_units - logical) / logical;
     let (lower, upper) = (greedy_waf_lower(rho), fifo_waf(1.0 + rho));
