@@ -203,7 +203,11 @@ mod tests {
 
     /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 8, foreground 3.
     fn paced() -> GcPacing {
-        GcPacing::new(&FtlConfig::default(), 1, 64, 1024)
+        let config = FtlConfig {
+            gc_pacing: GcPacingKind::Paced,
+            ..FtlConfig::default()
+        };
+        GcPacing::new(&config, 1, 64, 1024)
     }
 
     #[test]
