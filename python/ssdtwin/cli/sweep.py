@@ -18,7 +18,7 @@ from ssdtwin.cli._common import (
     fail,
     table_console,
 )
-from ssdtwin.report.text import format_value
+from ssdtwin.report.fields import format_value
 from ssdtwin.sweep import SweepFailures, describe_drives
 from ssdtwin.sweep import sweep as run_sweep
 from ssdtwin.sweep.plan import describe_points, expand, load_sweep, output_directory

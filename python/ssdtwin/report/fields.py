@@ -92,3 +92,14 @@ def timeseries_frame(columns: Mapping[str, list[float]]) -> pandas.DataFrame:
     return pandas.DataFrame(
         {name: pandas.Series(values, dtype="float64") for name, values in columns.items()}
     )
+
+
+def format_value(value: Any, spec: str) -> str:
+    """`value` formatted by `spec` for a table cell; "-" for None, the plain text when `spec` does
+    not fit it."""
+    if value is None:
+        return "-"
+    try:
+        return spec.format(value)
+    except (TypeError, ValueError):
+        return str(value)

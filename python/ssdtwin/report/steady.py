@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ssdtwin.report.fields import lookup
+from ssdtwin.report.fields import format_value, lookup
 
 
 def warmup_line(data: Mapping[str, Any]) -> str | None:
@@ -17,8 +17,8 @@ def warmup_line(data: Mapping[str, Any]) -> str | None:
     if not isinstance(warmup, Mapping):
         return None
     return (
-        f"Warm-up: {_number(warmup.get('commands'), '{:,}')} commands to "
-        f"{_number(warmup.get('time_s'), '{:.6g}')} s, not measured"
+        f"Warm-up: {format_value(warmup.get('commands'), '{:,}')} commands to "
+        f"{format_value(warmup.get('time_s'), '{:.6g}')} s, not measured"
     )
 
 
@@ -29,10 +29,10 @@ def variability_line(data: Mapping[str, Any]) -> str | None:
         return None
     iops = variability.get("iops") if isinstance(variability.get("iops"), Mapping) else {}
     return (
-        f"IOPS per window ({_number(variability.get('windows'), '{:,}')} x "
-        f"{_number(variability.get('window_s'), '{:.3g}')} s): "
-        f"min {_number(iops.get('min'), '{:,.0f}')}, max {_number(iops.get('max'), '{:,.0f}')}, "
-        f"CV {_number(iops.get('cv'), '{:.1%}')}"
+        f"IOPS per window ({format_value(variability.get('windows'), '{:,}')} x "
+        f"{format_value(variability.get('window_s'), '{:.3g}')} s): "
+        f"min {format_value(iops.get('min'), '{:,.0f}')}, max {format_value(iops.get('max'), '{:,.0f}')}, "
+        f"CV {format_value(iops.get('cv'), '{:.1%}')}"
     )
 
 
@@ -51,12 +51,12 @@ def steady_line(data: Mapping[str, Any]) -> str | None:
     if verdict is None:
         return None
     state = data["steady_state"]
-    rounds = _number(state.get("rounds"), "{}")
+    rounds = format_value(state.get("rounds"), "{}")
     head = f"Steady state (SNIA PTS, last {rounds} windows): {verdict}"
     if verdict == "not decided":
         return f"{head} (fewer than {rounds} windows with completions)"
-    excursion = _number(state.get("excursion_fraction"), "{:.1%}")
-    slope = _number(state.get("slope_fraction"), "{:.1%}")
+    excursion = format_value(state.get("excursion_fraction"), "{:.1%}")
+    slope = format_value(state.get("slope_fraction"), "{:.1%}")
     return f"{head} (excursion {excursion}, slope {slope})"
 
 
@@ -78,12 +78,3 @@ def run_warnings(data: Mapping[str, Any]) -> list[str]:
             'those of a drive with free blocks to spare; precondition with "steady" or write more'
         )
     return warnings
-
-
-def _number(value: Any, spec: str) -> str:
-    if value is None:
-        return "-"
-    try:
-        return spec.format(value)
-    except (TypeError, ValueError):
-        return str(value)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ssdtwin._util import capacity
-from ssdtwin.report.fields import lookup
+from ssdtwin.report.fields import format_value, lookup
 from ssdtwin.report.steady import steady_line, variability_line, warmup_line
 
 if TYPE_CHECKING:
@@ -212,12 +212,3 @@ def _threshold_order(threshold: str) -> tuple[float, str]:
         return (float(threshold), threshold)
     except ValueError:
         return (float("inf"), threshold)
-
-
-def format_value(value: Any, spec: str) -> str:
-    if value is None:
-        return "-"
-    try:
-        return spec.format(value)
-    except (TypeError, ValueError):
-        return str(value)
