@@ -6,15 +6,18 @@
 //! once (issue 27: seconds of collapsed IOPS, then seconds without GC).
 //!
 //! `paced` (the default), as drive firmware does:
-//! - **Band.** A plane takes a victim when its free blocks are below the stop level
-//!   (`ftl.gc_stop_threshold`, by default one block above the start level); at or above it, no GC. The start level is where pacing speeds up.
+//! - **Level.** A plane takes a victim when its free blocks are below the stop level
+//!   (`ftl.gc_stop_threshold`; by default the start level `ftl.gc_threshold`, so a plane keeps
+//!   no spare block idle in a band); at or above it, no GC.
+//!   Preconditioning leaves a plane one block lower (`Ftl::needs_precondition_gc`), so the run's
+//!   first victims are due at once.
 //! - **Proportional to host writes.** Each host page placed in the plane earns the victim's copies
 //!   in proportion: a victim with `v` of its `U` units valid frees `U - v` units for `v` copies, so a
 //!   host page of `n` units earns `n * v / (U - v)` units of copying. Per victim, host pages and GC
 //!   copies then consume exactly the one block the erase returns, so the free blocks hold level
-//!   whatever the phase of the planes (a plane holds between the start level and one block
-//!   below it, as its open block fills and its victim is erased); further below, the earning is
-//!   multiplied by `start - free` so a plane that fell behind catches up.
+//!   whatever the phase of the planes (the level is neutral: the plane's two open blocks and its
+//!   victim move it by up to two blocks); more than two blocks below the stop level the earning
+//!   is multiplied by `stop - free - 2`, so a plane that fell behind catches up.
 //! - **Host writes wait for a lagging GC.** A plane that owes more than `HOLD` of a block of
 //!   copying (earned, not yet done) takes no host page: striping moves on to the next target,
 //!   so a die whose queue is full of host programs cannot starve its own GC.
@@ -84,7 +87,7 @@ impl GcPacing {
                     stop: if config.gc_stop_threshold > 0.0 {
                         ((config.gc_stop_threshold * blocks).ceil() as usize).max(start + 1)
                     } else {
-                        start + 1
+                        start
                     },
                     foreground: urgent.max(3),
                     credit: vec![0.0; planes as usize],
@@ -125,7 +128,9 @@ impl GcPacing {
             let index = plane as usize;
             let ratio = state.ratio[index];
             if ratio.is_finite() && free < state.stop {
-                let gain = 1.0 + state.start.saturating_sub(free + 1) as f64;
+                // Ratio 1 down to three blocks below the stop level (the plane's two open blocks
+                // and its victim move it by up to two), faster further below.
+                let gain = 1.0 + state.stop.saturating_sub(free + 3) as f64;
                 // At most a block's copying banked: earning cannot run far ahead of the copying.
                 let earned = f64::from(units) * ratio * gain;
                 state.credit[index] = (state.credit[index] + earned).min(state.cap);
@@ -201,7 +206,7 @@ impl GcPacing {
 mod tests {
     use super::*;
 
-    /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 8, foreground 3.
+    /// `paced` on one plane of 64 blocks of 1024 units: start 7, stop 7 (no band by default), foreground 3.
     fn paced() -> GcPacing {
         let config = FtlConfig {
             gc_pacing: GcPacingKind::Paced,
@@ -213,12 +218,12 @@ mod tests {
     #[test]
     fn a_victim_is_copied_in_exactly_the_host_units_it_frees() {
         let mut pacing = paced();
-        assert_eq!(pacing.levels(), Some((7, 8, 3)));
+        assert_eq!(pacing.levels(), Some((7, 7, 3)));
         // 600 of 1024 units valid: the erase frees 424 units net of the copies, so the 424 host
         // units written meanwhile earn exactly the 600 copies.
         pacing.claimed(0, 600, 1024, true);
         for _ in 0..424 {
-            pacing.host_units(0, 1, 7);
+            pacing.host_units(0, 1, 6);
         }
         let GcPacing::Paced(state) = &pacing else {
             unreachable!()
@@ -231,17 +236,17 @@ mod tests {
         let mut pacing = paced();
         pacing.claimed(0, 600, 1024, true);
         assert_eq!(
-            pacing.read_window(0, 7, false),
+            pacing.read_window(0, 6, false),
             0,
             "busy host, nothing earned: no copying"
         );
         assert_eq!(
-            pacing.read_window(0, 7, true),
+            pacing.read_window(0, 6, true),
             1,
             "idle host: background copying, a page at a time"
         );
         assert_eq!(
-            pacing.read_window(0, 8, true),
+            pacing.read_window(0, 7, true),
             0,
             "at the stop level: no GC even when idle"
         );
@@ -250,32 +255,32 @@ mod tests {
             FOREGROUND_WINDOW,
             "short: foreground, unpaced"
         );
-        pacing.host_units(0, 4, 7);
+        pacing.host_units(0, 4, 6);
         assert_eq!(
-            pacing.read_window(0, 7, false),
+            pacing.read_window(0, 6, false),
             u32::MAX,
             "earned: copying while the credit lasts"
         );
         pacing.spend(0, 6);
-        assert_eq!(pacing.read_window(0, 7, false), 0, "spent: waits again");
+        assert_eq!(pacing.read_window(0, 6, false), 0, "spent: waits again");
     }
 
     #[test]
     fn a_plane_that_fell_behind_earns_faster_and_relocations_are_unpaced() {
         let mut pacing = paced();
         pacing.claimed(0, 512, 1024, true);
-        pacing.host_units(0, 4, 6);
-        let GcPacing::Paced(state) = &pacing else {
-            unreachable!()
-        };
-        assert!((state.credit[0] - 4.0).abs() < 1e-9, "one block below start: ratio 1");
         pacing.host_units(0, 4, 4);
         let GcPacing::Paced(state) = &pacing else {
             unreachable!()
         };
-        assert!((state.credit[0] - 16.0).abs() < 1e-9, "three below start: 3x");
+        assert!((state.credit[0] - 4.0).abs() < 1e-9, "three blocks below stop: ratio 1");
+        pacing.host_units(0, 4, 2);
+        let GcPacing::Paced(state) = &pacing else {
+            unreachable!()
+        };
+        assert!((state.credit[0] - 16.0).abs() < 1e-9, "five below stop: 3x");
         pacing.claimed(0, 1024, 1024, false);
-        assert_eq!(pacing.read_window(0, 7, false), GC_READ_WINDOW);
+        assert_eq!(pacing.read_window(0, 6, false), GC_READ_WINDOW);
         assert_eq!(
             GcPacing::new(
                 &FtlConfig {

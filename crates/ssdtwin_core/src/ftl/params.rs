@@ -60,9 +60,9 @@ pub enum GcPacingKind {
     /// A plane below `gc_threshold` collects victims back to back, whatever the host does (the
     /// model before issue 27; planes written evenly all collect at once).
     Threshold,
-    /// Victims below `gc_stop_threshold`, copying earned in proportion to the plane's host writes
-    /// (faster below `gc_threshold`), one page at a time while the host is idle, unpaced only when
-    /// a plane is nearly out of free blocks.
+    /// Victims below `gc_stop_threshold` (by default `gc_threshold`), copying earned in proportion
+    /// to the plane's host writes (faster more than two blocks below), one page at a time while
+    /// the host is idle, unpaced only when a plane is nearly out of free blocks (the default).
     Paced,
 }
 
@@ -96,16 +96,16 @@ pub struct FtlConfig {
     /// does not suspend GC programs and erases, as firmware raises GC priority when free space runs
     /// out; 0 = off [fraction].
     pub gc_urgent_threshold: f64,
-    /// When GC runs: `threshold` (the default for now: back to back below `gc_threshold`) or
-    /// `paced` (opt-in until the studies are re-run on it: copying in proportion to host writes
-    /// within a band of free blocks, background GC when the host is idle, unpaced only when a
-    /// plane is nearly out of free blocks).
+    /// When GC runs: `paced` (the default: copying in proportion to host writes, background GC
+    /// when the host is idle, unpaced only when a plane is nearly out of free blocks; issue 27) or
+    /// `threshold` (back to back below `gc_threshold`, whatever the host does: the model before
+    /// issue 27, whose evenly written planes all collect at once).
     pub gc_pacing: GcPacingKind,
     /// `paced`: a plane takes GC victims while its free blocks are below this fraction of its
-    /// blocks (the top of the band, up to which background GC refills a plane while the host is
-    /// idle; `gc_threshold` is where pacing speeds up). 0 (the default): one block above the
-    /// start level [A]. Every block of the band is spare space no data can use: SimpleSSD's
-    /// factor 2 (GCThreshold 0.05, GCReclaimThreshold 0.1) at `gc_threshold` 0.10 and 30%
+    /// blocks (the level up to which background GC refills a plane while the host is idle).
+    /// 0 (the default): `gc_threshold`, where `threshold` starts collecting.
+    /// Higher opens a band; every block of it is spare space no data can use: SimpleSSD's factor 2
+    /// (GCThreshold 0.05, GCReclaimThreshold 0.1) at `gc_threshold` 0.10 and 30%
     /// over-provisioning raised the WAF of an open-loop host from 2.4 to 4.3 [fraction].
     pub gc_stop_threshold: f64,
     /// Victim selection: greedy, cost_benefit, random or fifo.
@@ -149,7 +149,7 @@ impl Default for FtlConfig {
             over_provisioning: 0.30,
             gc_threshold: 0.10,
             gc_urgent_threshold: 0.0,
-            gc_pacing: GcPacingKind::Threshold,
+            gc_pacing: GcPacingKind::Paced,
             gc_stop_threshold: 0.0,
             gc_policy: GcPolicyKind::Greedy,
             gc_candidates: 32,

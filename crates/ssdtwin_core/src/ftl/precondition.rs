@@ -234,7 +234,7 @@ impl FunctionalWriter {
         let units_per_page = ftl.geometry.units_per_page;
         while programs > 0 {
             for plane in planes.clone() {
-                while ftl.needs_gc(plane) && ftl.collect_now(plane, true) {}
+                while ftl.needs_precondition_gc(plane) && ftl.collect_now(plane, true) {}
             }
             if !planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
                 return programs;
@@ -299,7 +299,7 @@ impl FunctionalWriter {
             self.target = (self.target + 1) % targets;
             let planes = target.first_plane..target.first_plane + target.plane_count;
             for plane in planes.clone() {
-                while ftl.needs_gc(plane) && ftl.collect_now(plane, self.counting) {}
+                while ftl.needs_precondition_gc(plane) && ftl.collect_now(plane, self.counting) {}
             }
             if planes.clone().all(|plane| ftl.can_allocate(plane, Stream::User)) {
                 self.pages.clear();

@@ -16,7 +16,7 @@ use super::{run, scenario};
 /// Uniform 4 KiB random writes at QD 32 on the small drive after `steady`, greedy GC.
 fn writes(extra: &[&str]) -> Scenario {
     let mut settings = vec![
-        "ftl.gc_pacing=paced", // opt-in while `threshold` is the default; `extra` may override it
+        "ftl.gc_pacing=paced", // the default, stated: `extra` may override it
         "host.queue_depth=32",
         "workload.read_fraction=0.0",
         "workload.precondition=steady",
@@ -139,17 +139,18 @@ fn start_level(scenario: &Scenario) -> usize {
 fn paced_gc_holds_free_blocks_in_the_band_and_reclaims_what_host_writes_consume() {
     let (samples, scenario, [user, gc, erases]) = free_blocks_over_time(&[], 6.0, Duration::from_millis(20));
     let start = start_level(&scenario);
-    let stop = start + 1; // `ftl.gc_stop_threshold = 0`: one block above the start level
+    let stop = start; // `ftl.gc_stop_threshold = 0`: victims below the start level, no band
     assert_eq!(scenario.ftl.gc_stop_threshold, 0.0);
     let low = samples.iter().flatten().min().copied().unwrap();
     let high = samples.iter().flatten().max().copied().unwrap();
     eprintln!(
         "free blocks {low}..={high}, band start {start} stop {stop}; {user} host units, {gc} copies, {erases} erases"
     );
-    // Pacing holds a plane near the start level; the catch-up below it brings it back before the
-    // foreground level (3): no plane is ever short, so foreground GC never runs.
+    // Pacing holds a plane within a few blocks below the stop level; the catch-up more than two
+    // blocks below it brings it back before the foreground level (below 3 free blocks): no plane
+    // is ever short, so foreground GC never runs.
     assert!(
-        low > 3,
+        low >= 3,
         "free blocks fell to {low} (start level {start}, foreground level 3)"
     );
     assert!(

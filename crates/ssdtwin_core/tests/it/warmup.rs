@@ -81,9 +81,9 @@ fn writes(settings: &[&str]) -> ssdtwin_core::Report {
 #[test]
 fn excluding_a_gc_free_start_raises_write_latency_waf_and_power_figures_follow_the_window() {
     let whole = writes(&["workload.io_count=40000"]);
-    let measured = writes(&["workload.io_count=20000", "workload.warmup=20000"]);
-    assert_eq!(measured.host_ios, 20000);
-    // The same command stream: the measured part is the whole run's second half.
+    let measured = writes(&["workload.io_count=22000", "workload.warmup=18000"]);
+    assert_eq!(measured.host_ios, 22000);
+    // The same command stream: the measured part is the whole run's last 22,000 commands.
     assert!(measured.latency_us.write.mean > whole.latency_us.write.mean * 1.1);
     assert!(measured.waf > whole.waf, "{} against {}", measured.waf, whole.waf);
     assert!(measured.flash.programs < whole.flash.programs);
