@@ -80,9 +80,11 @@ def test_cst_throttling_slows_the_drive_several_fold(runs):
     # CST 20 ms: the drive spends most of the window throttled and falls several-fold (paper 4.93x).
     assert throttled.throttle["time_s"] > 0.5 * throttled.simulated_time_s
     assert free.iops > 2.5 * throttled.iops
-    # Throttling holds the hottest NAND package at the threshold; the GC work in flight when
-    # throttling starts runs on at full NAND power for up to 0.8 s, hence up to 1 K above it.
-    assert 80 <= _nand_max(throttled) < 81.5
+    # Throttling holds the hottest NAND package near the threshold. GC is not throttled: the work
+    # in flight when throttling starts runs on at full NAND power, and under paced GC (the
+    # default) a plane below its level copies in the idle time the CST leaves, hence up to 2.5 K
+    # above it (82.0 °C; 81.5 °C under `threshold`).
+    assert 80 <= _nand_max(throttled) < 82.5
 
 
 def test_each_queue_slot_waits_the_cst_in_parallel(runs):

@@ -246,15 +246,6 @@ impl Ftl {
         self.is_page_mapped() && self.free[plane as usize].len() < self.gc_trigger
     }
 
-    /// Whether preconditioning collects on `plane` now. Under `paced` it holds a plane one block
-    /// lower than the run's trigger, where the run's pacing holds it (between `G - 1` and `G`
-    /// free blocks): the run's first victim is then due at once rather than after up to a block of
-    /// host writes per plane, in step on every plane (issue 27: 1.75 s without GC on the default
-    /// scenario).
-    pub(super) fn needs_precondition_gc(&self, plane: u32) -> bool {
-        self.is_page_mapped() && self.free[plane as usize].len() < self.precondition_trigger
-    }
-
     /// Whether a plane of `die` is below the urgent-GC level (`ftl.gc_urgent_threshold`).
     pub fn gc_urgent(&self, die: u32) -> bool {
         let planes = self.geometry.planes_per_die;

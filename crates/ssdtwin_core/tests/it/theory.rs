@@ -314,7 +314,9 @@ fn steady_state_waf_of_greedy_gc_lies_between_the_greedy_and_fifo_models() {
     // G - 1/2 on average, and its two open blocks (host stream, GC stream) are half written on
     // average: T = planes x (blocks - G - 1/2) x units per block. GC keeps up only below the
     // drive's write capacity, hence the open-loop host at a moderate rate; a saturating host
-    // drains the free pool down to the one block host writes leave to GC, and T grows.
+    // drains the free pool down to the one block host writes leave to GC, and T grows. Under
+    // `paced` (the default) the same holds here: between commands of the open-loop host,
+    // background GC refills a plane up to its stop level, G by default.
     let flash = &scenario.flash;
     let planes = f64::from(dies(&scenario) * flash.planes_per_die);
     let blocks = f64::from(flash.blocks_per_plane);
