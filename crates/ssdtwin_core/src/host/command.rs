@@ -7,6 +7,9 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandSpec {
     pub is_read: bool,
+    /// A deallocate (NVMe Dataset Management, ATA TRIM, fio's `trim`): the units are unmapped and
+    /// no data moves; `is_read` is false.
+    pub trim: bool,
     /// First logical mapping unit.
     pub first_unit: u32,
     /// Length in mapping units.
