@@ -35,6 +35,7 @@ mod suspend;
 mod text_files;
 mod theory;
 mod thermal;
+mod trim;
 mod warmup;
 mod workloads;
 

@@ -59,8 +59,8 @@ impl FlushOrder {
 struct Held {
     queued: u32,
     flushing: u32,
-    /// Waiting writes a later trim dropped (write-back keeps at most one waiting write per
-    /// unit, so 0 or 1): the oldest `discard` of `queued`, skipped when popped.
+    /// Entries of `queued` a later trim dropped (write-back keeps at most one entry per unit, so
+    /// 0 or 1): no longer counted as used or waiting, skipped when their turn comes.
     discard: u32,
 }
 
@@ -146,7 +146,7 @@ impl WriteBuffer {
     }
 
     fn coalesces(&self, logical: u32) -> bool {
-        !self.write_through && self.held.get(&logical).is_some_and(|held| held.queued > 0)
+        !self.write_through && self.held.get(&logical).is_some_and(|held| held.queued > held.discard)
     }
 
     /// Takes a write of `entry.logical` (call [`Self::can_take`] first); false when it replaced
@@ -155,10 +155,15 @@ impl WriteBuffer {
         self.stats.writes += 1;
         if self.coalesces(entry.logical) {
             self.stats.coalesced += 1;
-            // The waiting entry carries this write's data now, even if a trim had dropped it.
-            let held = self.held.get_mut(&entry.logical).expect("a coalesced unit is held");
-            held.discard = 0;
             return false;
+        }
+        if let Some(held) = self.held.get_mut(&entry.logical).filter(|held| held.discard > 0) {
+            // The entry a trim dropped is still in the flush order: it carries this write now.
+            held.discard -= 1;
+            self.used += 1;
+            self.queued += 1;
+            self.stats.peak = self.stats.peak.max(self.used);
+            return true;
         }
         self.held.entry(entry.logical).or_default().queued += 1;
         self.used += 1;
@@ -191,11 +196,15 @@ impl WriteBuffer {
             return;
         }
         if let Some(held) = self.held.get_mut(&logical) {
+            let dropped = held.queued - held.discard;
             held.discard = held.queued;
+            self.used -= dropped;
+            self.queued -= dropped;
+            self.stats.trimmed += u64::from(dropped);
         }
     }
 
-    /// Drops `entry` if a trim dropped it: true when it was dropped (its space frees).
+    /// Whether a trim dropped `entry`, just taken from the flush order (it is forgotten then).
     fn dropped(&mut self, entry: &Entry) -> bool {
         let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
         if held.discard == 0 {
@@ -206,9 +215,6 @@ impl WriteBuffer {
         if held.queued == 0 && held.flushing == 0 {
             self.held.remove(&entry.logical);
         }
-        self.queued -= 1;
-        self.used -= 1;
-        self.stats.trimmed += 1;
         true
     }
 
@@ -346,9 +352,11 @@ mod tests {
         assert_eq!((buffer.used, buffer.queued, buffer.stats.trimmed), (1, 0, 1));
         buffer.take(entry(3), false);
         buffer.trim(3);
-        assert!(!buffer.take(entry(3), false), "a write after the trim coalesces");
-        assert_eq!(buffer.pop().map(|e| e.logical), Some(3), "and carries the new data");
-        assert_eq!(buffer.stats.trimmed, 1);
+        assert_eq!((buffer.used, buffer.queued, buffer.stats.trimmed), (1, 0, 2), "freed at the trim");
+        assert!(buffer.take(entry(3), false), "a write after the trim is new data");
+        assert_eq!((buffer.used, buffer.queued, buffer.stats.coalesced), (2, 1, 0));
+        assert_eq!(buffer.pop().map(|e| e.logical), Some(3), "and is flushed");
+        assert_eq!(buffer.stats.trimmed, 2);
     }
 
     #[test]
