@@ -34,6 +34,7 @@ mod steady_check;
 mod suspend;
 mod text_files;
 mod theory;
+mod theory_trim;
 mod thermal;
 mod trim;
 mod warmup;
