@@ -100,6 +100,9 @@ mod tests {
         let physical = ftl.mapping.physical(1);
         ftl.mapping.versions.trimmed(1);
         let error = ftl.check_versions().expect_err("mapped after a trim");
-        assert!(error.contains("trimmed") && error.contains(&physical.to_string()), "{error}");
+        assert!(
+            error.contains("trimmed") && error.contains(&physical.to_string()),
+            "{error}"
+        );
     }
 }

@@ -116,7 +116,15 @@ impl JobMetrics {
     }
 
     #[inline]
-    pub fn record(&mut self, is_read: bool, trim: bool, latency: Duration, completion: Duration, bytes: u64, now: Time) {
+    pub fn record(
+        &mut self,
+        is_read: bool,
+        trim: bool,
+        latency: Duration,
+        completion: Duration,
+        bytes: u64,
+        now: Time,
+    ) {
         let direction = if is_read {
             &mut self.read
         } else if trim {
@@ -201,7 +209,14 @@ mod tests {
         let mut job = JobMetrics::new("j", 1);
         for micros in 1..=1000u64 {
             let latency = Duration::from_micros(micros);
-            job.record(true, false, latency, latency, 4096, Time::ZERO + Duration::from_millis(micros));
+            job.record(
+                true,
+                false,
+                latency,
+                latency,
+                4096,
+                Time::ZERO + Duration::from_millis(micros),
+            );
         }
         let report = job.report();
         assert_eq!(report.runtime_ms, 1000);
@@ -223,8 +238,22 @@ mod tests {
     fn waiting_commands_separate_lat_from_clat() {
         let mut job = JobMetrics::new("j", 1);
         let now = Time::ZERO + Duration::from_millis(1);
-        job.record(false, false, Duration::from_micros(10), Duration::from_micros(10), 4096, now);
-        job.record(false, false, Duration::from_micros(500), Duration::from_micros(20), 4096, now);
+        job.record(
+            false,
+            false,
+            Duration::from_micros(10),
+            Duration::from_micros(10),
+            4096,
+            now,
+        );
+        job.record(
+            false,
+            false,
+            Duration::from_micros(500),
+            Duration::from_micros(20),
+            4096,
+            now,
+        );
         let report = job.report();
         assert_eq!(report.write.lat_ns.count, 2);
         assert_eq!(report.write.clat_ns.count, 2);

@@ -248,11 +248,13 @@ mod tests {
         };
         let mut synthetic = generator(&config, 1000);
         let commands: Vec<_> = (0..50_000).map(|_| synthetic.next_command()).collect();
-        let share = |keep: fn(&CommandSpec) -> bool| {
-            commands.iter().filter(|c| keep(c)).count() as f64 / commands.len() as f64
-        };
+        let share =
+            |keep: fn(&CommandSpec) -> bool| commands.iter().filter(|c| keep(c)).count() as f64 / commands.len() as f64;
         let (reads, trims) = (share(|c| c.is_read), share(|c| c.trim));
-        assert!((reads - 0.5).abs() < 0.01 && (trims - 0.2).abs() < 0.01, "{reads} {trims}");
+        assert!(
+            (reads - 0.5).abs() < 0.01 && (trims - 0.2).abs() < 0.01,
+            "{reads} {trims}"
+        );
         assert!(commands.iter().all(|c| !(c.is_read && c.trim)));
         // A trim fraction of 0 leaves the commands of the same seed as they were.
         let plain = WorkloadConfig {

@@ -152,7 +152,12 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         .check_invariants()
         .map_err(|problem| TestCaseError::fail(format!("{case:?}: {problem}")))?;
     let trims: u64 = report.workload.jobs.iter().map(|job| job.trim.total_ios).sum();
-    prop_assert_eq!(report.latency_us.all.count + trims, scenario.workload.io_count, "{:?}", case);
+    prop_assert_eq!(
+        report.latency_us.all.count + trims,
+        scenario.workload.io_count,
+        "{:?}",
+        case
+    );
     prop_assert_eq!(
         report.ftl.trimmed_units,
         report.workload.jobs.iter().map(|job| job.trim.io_bytes).sum::<u64>() / 4096,

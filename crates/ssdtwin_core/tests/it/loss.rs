@@ -66,11 +66,8 @@ pub fn check_no_loss(simulation: &Simulation, report: &Report, filled: bool) -> 
                     buffer.flushed_units
                 ));
             }
-            let accounted = buffer.flushed_units
-                + buffer.coalesced
-                + u64::from(buffer.held_units)
-                + buffer.trimmed_units
-                + lost;
+            let accounted =
+                buffer.flushed_units + buffer.coalesced + u64::from(buffer.held_units) + buffer.trimmed_units + lost;
             if accounted < buffer.writes {
                 return Err(format!(
                     "the buffer took {} unit writes; flushed {} + coalesced {} + held {} + trimmed {} + lost {lost} \

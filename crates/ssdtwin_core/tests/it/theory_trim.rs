@@ -77,7 +77,11 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
     }
     while live.step().expect("the drive keeps up") {}
     let (base, end) = (base.expect("warm-up done"), live.ftl().counts);
-    assert_eq!(end.trimmed_units, u64::from(logical - written), "the trim reached the FTL");
+    assert_eq!(
+        end.trimmed_units,
+        u64::from(logical - written),
+        "the trim reached the FTL"
+    );
     assert_eq!(
         live.ftl().mapped_units(),
         written,

@@ -114,7 +114,11 @@ fn fio_trim_jobs_and_blkparse_discards_unmap_what_they_name() {
     let ftl = simulation.ftl();
     assert_eq!(ftl.mapped_units(), ftl.logical_units() - 256);
     assert!((256..512).all(|unit| ftl.mapping.physical(unit) == NONE));
-    assert_eq!(report.flash.programs + report.flash.reads, 0, "a trim runs no flash operation");
+    assert_eq!(
+        report.flash.programs + report.flash.reads,
+        0,
+        "a trim runs no flash operation"
+    );
     // blkparse: a discard of sectors 800..816 (units 100 and 101) between two writes.
     std::fs::write(
         dir.join("d.blkparse"),
@@ -137,10 +141,7 @@ fn fio_trim_jobs_and_blkparse_discards_unmap_what_they_name() {
     assert_eq!((report.host_ios, report.ftl.trimmed_units), (3, 2));
     assert_eq!(report.latency_us.write.count, 2);
     let ftl = simulation.ftl();
-    assert_eq!(
-        (ftl.mapping.physical(100), ftl.mapping.physical(101)),
-        (NONE, NONE)
-    );
+    assert_eq!((ftl.mapping.physical(100), ftl.mapping.physical(101)), (NONE, NONE));
     assert_ne!(ftl.mapping.physical(102), NONE);
 }
 
@@ -148,7 +149,10 @@ fn fio_trim_jobs_and_blkparse_discards_unmap_what_they_name() {
 fn trim_fraction_out_of_range_is_an_error_naming_the_key() {
     for (settings, needle) in [
         (&["workload.trim_fraction=1.5"][..], "a fraction in [0, 1]"),
-        (&["workload.read_fraction=0.7", "workload.trim_fraction=0.5"][..], "at most 1 - workload.read_fraction"),
+        (
+            &["workload.read_fraction=0.7", "workload.trim_fraction=0.5"][..],
+            "at most 1 - workload.read_fraction",
+        ),
     ] {
         let dir = folder(&format!("trim-bad-{}", settings.len()));
         let error = scenario_in(&dir, settings).expect_err("out of range");

@@ -352,7 +352,11 @@ mod tests {
         assert_eq!((buffer.used, buffer.queued, buffer.stats.trimmed), (1, 0, 1));
         buffer.take(entry(3), false);
         buffer.trim(3);
-        assert_eq!((buffer.used, buffer.queued, buffer.stats.trimmed), (1, 0, 2), "freed at the trim");
+        assert_eq!(
+            (buffer.used, buffer.queued, buffer.stats.trimmed),
+            (1, 0, 2),
+            "freed at the trim"
+        );
         assert!(buffer.take(entry(3), false), "a write after the trim is new data");
         assert_eq!((buffer.used, buffer.queued, buffer.stats.coalesced), (2, 1, 0));
         assert_eq!(buffer.pop().map(|e| e.logical), Some(3), "and is flushed");

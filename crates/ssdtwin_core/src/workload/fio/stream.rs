@@ -122,7 +122,11 @@ impl FioWorkload {
             }
         }
         // `trimwrite`: a trim, then writes at the same offsets until they cover it.
-        let owed = if spec.trim == FioTrim::ThenWrite { stream.owed } else { None };
+        let owed = if spec.trim == FioTrim::ThenWrite {
+            stream.owed
+        } else {
+            None
+        };
         let (is_read, trim) = match spec.trim {
             FioTrim::None => (stream.rng.unit() < spec.read_fraction, false),
             FioTrim::All => (false, true),

@@ -98,9 +98,17 @@ fn trim_jobs_trim_their_region_sequentially_or_at_random() {
     let mut workload = stream("[j]\nrw=randtrim\nsize=1m\nnumber_ios=200\n", GIB);
     let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
     assert_eq!(ios.len(), 200);
-    assert!(ios.iter().all(|io| io.trim && io.offset % 4096 == 0 && io.offset < 1 << 20));
-    let sequential = ios.windows(2).filter(|pair| pair[1].offset == pair[0].offset + 4096).count();
-    assert!(sequential < 20, "random offsets: {sequential} of 199 steps were sequential");
+    assert!(ios
+        .iter()
+        .all(|io| io.trim && io.offset % 4096 == 0 && io.offset < 1 << 20));
+    let sequential = ios
+        .windows(2)
+        .filter(|pair| pair[1].offset == pair[0].offset + 4096)
+        .count();
+    assert!(
+        sequential < 20,
+        "random offsets: {sequential} of 199 steps were sequential"
+    );
 }
 
 #[test]
@@ -123,7 +131,10 @@ fn trimwrite_trims_a_block_then_writes_the_same_block() {
     let mut workload = FioWorkload::new(file, 4096, 1);
     let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
     for pair in ios.chunks(2) {
-        assert!(pair[0].trim && !pair[1].trim && pair[1].offset == pair[0].offset, "{pair:?}");
+        assert!(
+            pair[0].trim && !pair[1].trim && pair[1].offset == pair[0].offset,
+            "{pair:?}"
+        );
     }
 }
 

@@ -160,7 +160,10 @@ fn blkparse_discards_and_iolog_trims_are_trims() {
     let mut reader = Reader::Blkparse('Q');
     for (line, sector) in [
         ("  8,0    3        4     0.000003000  697  Q  D 100 + 8 [fstrim]", 100),
-        ("  8,0    3        5     0.000004000  697  Q  DS 200 + 16 [mkfs.ext4]", 200),
+        (
+            "  8,0    3        5     0.000004000  697  Q  DS 200 + 16 [mkfs.ext4]",
+            200,
+        ),
     ] {
         let record = reader.parse(line).unwrap().unwrap();
         assert!(record.trim && !record.is_read, "{line}");
