@@ -71,7 +71,7 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
             units: 1,
         };
         live.submit(at, write, tag);
-        at = at + gap;
+        at += gap;
         live.take_completions(&mut done);
         done.clear();
     }
