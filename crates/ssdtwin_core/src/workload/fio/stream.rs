@@ -219,13 +219,12 @@ impl FioWorkload {
     /// The next command of `job` at `now`, in mapping units.
     pub fn next(&mut self, job: usize, now: Time) -> Option<CommandSpec> {
         let io = self.next_io(job, now)?;
-        let first = io.offset / self.unit_bytes;
-        let end = (io.offset + io.length).div_ceil(self.unit_bytes);
+        let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, io.trim);
         Some(CommandSpec {
             is_read: io.is_read,
             trim: io.trim,
             first_unit: first as u32,
-            units: (end - first).max(1) as u32,
+            units: units as u32,
         })
     }
 }

@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
 use crate::base::time::Time;
-use crate::host::command::CommandSpec;
+use crate::host::command::{units_of, CommandSpec};
 pub use record::TraceRecord;
 
 /// The line parser of one format.
@@ -272,12 +272,7 @@ impl TraceSource {
 
     /// Byte range to mapping units inside the simulated capacity.
     fn map(&self, record: &TraceRecord) -> Result<CommandSpec, String> {
-        let first = record.offset / self.unit_bytes;
-        let end = record
-            .offset
-            .saturating_add(record.length.max(1))
-            .div_ceil(self.unit_bytes);
-        let units = (end - first).max(1);
+        let (first, units) = units_of(record.offset, record.length, self.unit_bytes, record.trim);
         let capacity = self.capacity_units;
         if units > capacity {
             return Err(format!(
