@@ -190,6 +190,12 @@ def test_summary_shows_reliability_when_the_report_has_it():
     assert "Reliability" not in summary()
 
 
+def test_summary_counts_trimmed_units_only_when_the_host_trimmed():
+    rows = {line.strip().split("  ")[0]: line for line in summary(ftl={"trimmed_units": 2048}).splitlines()}
+    assert rows["Trimmed units"].split()[-1] == "2,048"
+    assert "Trimmed" not in summary(ftl={"trimmed_units": 0})
+
+
 def test_summary_without_thermal_blocks_is_unchanged():
     plain = summary()
     assert "Temperature" not in plain

@@ -227,6 +227,8 @@ def test_bad_requests_get_nbd_errors_and_the_connection_stays_usable(tmp_path):
     # Only the valid reads and writes reached the model: 8 KiB + 1 KiB + 4 KiB written, 8 KiB read.
     assert report["latency_us"]["write"]["count"] == 3
     assert report["latency_us"]["read"]["count"] == 1
+    # The TRIM deallocated its one mapping unit (4 KiB) in the model.
+    assert report["ftl"]["trimmed_units"] == 1
 
 
 def test_clients_that_vanish_or_send_garbage_do_not_crash_or_grow_the_server(tmp_path):

@@ -44,6 +44,7 @@ fn main() {
     let mut rng = Rng::stream(scenario.seed, "gc_lockstep");
     let next = |rng: &mut Rng| CommandSpec {
         is_read: rng.unit() < read_fraction,
+        trim: false,
         first_unit: rng.below(capacity) as u32,
         units: 1,
     };

@@ -64,10 +64,12 @@ pub enum StateChange {
     /// throttling).
     ControllerPowerState { scale: f64 },
     /// A host command completed: `latency` from arrival, `service` from submission; `error`: with
-    /// an error status (an uncorrectable read).
+    /// an error status (an uncorrectable read); `trim`: a deallocate, whose `bytes` (the range
+    /// trimmed) moved no data.
     HostCompletion {
         job: u32,
         is_read: bool,
+        trim: bool,
         latency: Duration,
         service: Duration,
         bytes: u64,

@@ -71,7 +71,7 @@ def to_fio_json(report: Mapping[str, Any], now: float | None = None) -> dict[str
                 "job options": {"iodepth": str(job["queue_depth"])},
                 "read": _direction(job["read"]),
                 "write": _direction(job["write"]),
-                "trim": _empty_direction(runtime_ms),
+                "trim": _direction(job["trim"]) if "trim" in job else _empty_direction(runtime_ms),
                 "job_runtime": runtime_ms,
             }
         )

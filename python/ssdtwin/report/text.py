@@ -66,6 +66,9 @@ def print_summary(report: Report, console: Console) -> None:
         ("Die utilisation", format_value(lookup(data, "queues.die_utilization"), "{:.1%}")),
     ]:
         overview.add_row(label, value)
+    trimmed = lookup(data, "ftl.trimmed_units")
+    if trimmed:
+        overview.add_row("Trimmed units", format_value(trimmed, "{:,}"))
     console.print(overview)
     console.print(HOL_NOTE, markup=False, soft_wrap=True)
     for line in (warmup_line(data), variability_line(data), steady_line(data)):

@@ -15,10 +15,14 @@ impl Controller {
             first_unit,
             units,
             is_read,
+            trim,
             ..
         } = self.commands[command];
         cx.die(StateChange::Command);
         self.host_idle = false;
+        if trim {
+            return self.trim_command(command, cx);
+        }
         if !is_read {
             cx.die(StateChange::DramAccess {
                 bytes: u64::from(units) * self.geometry.unit_bytes,

@@ -217,7 +217,7 @@ impl Controller {
 
     /// A mapping entry of `logical` changed on flash: its translation page becomes dirty (read in
     /// first when the cache does not hold it).
-    fn update_translation<O: Observer>(&mut self, dram: &mut Dram, logical: u32, cx: &mut Context<O>) {
+    pub(super) fn update_translation<O: Observer>(&mut self, dram: &mut Dram, logical: u32, cx: &mut Context<O>) {
         let mapping = dram.mapping.as_mut().expect("checked");
         let tpage = mapping.page_of(logical);
         if !mapping.lookup(tpage, true) {

@@ -23,6 +23,8 @@ pub struct Command {
     /// Workload job (stream) it belongs to.
     pub job: u32,
     pub is_read: bool,
+    /// A host trim (deallocate): its units are unmapped on arrival.
+    pub trim: bool,
     pub first_unit: u32,
     pub units: u32,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).

@@ -9,7 +9,7 @@ use super::{Ftl, Scheme};
 
 impl Ftl {
     /// Checks the FTL's invariants (ARCHITECTURE.md, "Invariants"): every mapped logical unit points at a
-    /// physical unit that points back at it, in a page written since its block's erase; each block's valid count equals the valid units in
+    /// physical unit that points back at it, in a page written since its block's erase (page mapping here, the block schemes in their own checks); each block's valid count equals the valid units in
     /// it; every block is in exactly one state and the free lists hold exactly the free blocks.
     /// Unmapped logical units are skipped (a drive may hold units never written), so a unit lost
     /// from both maps consistently passes here: [`Self::mapped_units`] after a fill and, in test
@@ -29,7 +29,10 @@ impl Ftl {
                 ));
             }
             let block = geometry.block_of_unit(physical);
-            if geometry.page_of_unit(physical) >= self.blocks.allocated_pages[block as usize] {
+            // Page mapping writes a block's pages in order; block mapping and BAST write fixed
+            // offsets in any order (with holes where a unit was never written or was trimmed),
+            // and their own checks hold every valid page to a page written since the erase.
+            if self.is_page_mapped() && geometry.page_of_unit(physical) >= self.blocks.allocated_pages[block as usize] {
                 return Err(format!(
                     "logical {logical} maps to page {} of block {block}, which holds only {} written pages",
                     geometry.page_of_unit(physical),

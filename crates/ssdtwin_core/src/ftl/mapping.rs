@@ -85,6 +85,18 @@ impl Mapping {
         self.versions.placed(logical, physical, NONE, Stream::User);
     }
 
+    /// Unmaps `logical` (a host trim); returns the physical unit it held (now stale), or [`NONE`].
+    #[inline]
+    pub fn unmap(&mut self, logical: u32) -> u32 {
+        let old = std::mem::replace(&mut self.forward[logical as usize], NONE);
+        if old != NONE {
+            self.reverse[old as usize] = NONE;
+        }
+        #[cfg(feature = "verify")]
+        self.versions.trimmed(logical);
+        old
+    }
+
     /// Test builds only: drops `logical` from both maps, as a lost write would (the caller
     /// fixes the block's valid count), so a check can be shown to catch the loss.
     #[cfg(feature = "verify")]
@@ -115,6 +127,8 @@ pub struct Versions {
     latest: Vec<u32>,
     /// Per physical slot: the version of the data written there (0: none since the start).
     slot: Vec<u32>,
+    /// Per logical unit: a host trim unmapped it after its latest write.
+    trimmed: Vec<bool>,
 }
 
 #[cfg(feature = "verify")]
@@ -123,6 +137,7 @@ impl Versions {
         Versions {
             latest: vec![0; logical_units as usize],
             slot: vec![0; physical_units as usize],
+            trimmed: vec![false; logical_units as usize],
         }
     }
 
@@ -143,6 +158,7 @@ impl Versions {
     pub fn placed(&mut self, logical: u32, physical: u32, old: u32, stream: Stream) {
         let version = match stream {
             Stream::User => {
+                self.trimmed[logical as usize] = false;
                 self.latest[logical as usize] += 1;
                 self.latest[logical as usize]
             }
@@ -151,6 +167,22 @@ impl Versions {
             Stream::Gc => self.slot[old as usize],
         };
         self.slot[physical as usize] = version;
+    }
+
+    /// A host trim unmapped `logical`: unmapped is its expected state until its next write.
+    #[inline]
+    pub fn trimmed(&mut self, logical: u32) {
+        self.trimmed[logical as usize] = true;
+    }
+
+    /// Whether a trim unmapped `logical` after its latest write.
+    pub fn is_trimmed(&self, logical: u32) -> bool {
+        self.trimmed[logical as usize]
+    }
+
+    /// Logical units a trim left unmapped (trimmed and not written since).
+    pub fn trimmed_units(&self) -> u32 {
+        self.trimmed.iter().filter(|&&trimmed| trimmed).count() as u32
     }
 
     /// The latest version of `logical` (0: never written).

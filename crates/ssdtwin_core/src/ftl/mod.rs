@@ -17,8 +17,8 @@
 //!
 //! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
 //! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
-//! Preconditioning and the invariant checks extend `Ftl` in `precondition.rs` and `invariants.rs`;
-//! the parameters are in `params.rs`.
+//! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs`,
+//! `trim.rs` and `invariants.rs`; the parameters are in `params.rs`.
 
 pub mod bast;
 pub mod block;
@@ -34,6 +34,7 @@ mod steady;
 #[cfg(test)]
 mod tests;
 pub mod translation;
+mod trim;
 pub mod types;
 #[cfg(feature = "verify")]
 pub mod versions;

@@ -34,6 +34,9 @@ pub struct PlacementCounts {
     pub user_units: u64,
     pub gc_units: u64,
     pub erases: u64,
+    /// Units named by host trims (deallocated), mapped or not.
+    #[serde(default)]
+    pub trimmed_units: u64,
 }
 
 /// Flash work a block-mapping or BAST decision costs, for the simulation to run in order.

@@ -18,13 +18,22 @@ use super::mapping::NONE;
 use super::Ftl;
 
 impl Ftl {
-    /// Every logical unit ever written maps to a slot that holds its latest version, and no
-    /// unit never written is mapped; otherwise the first unit that breaks it.
+    /// Every logical unit ever written and not trimmed since maps to a slot that holds its latest
+    /// version, no unit never written is mapped and no unit trimmed since its latest write is
+    /// mapped; otherwise the first unit that breaks it.
     pub fn check_versions(&self) -> Result<(), String> {
         let versions = &self.mapping.versions;
         for logical in 0..self.logical_units() {
             let latest = versions.latest(logical);
             let physical = self.mapping.physical(logical);
+            if versions.is_trimmed(logical) {
+                if physical != NONE {
+                    return Err(format!(
+                        "logical unit {logical} was trimmed after its latest write but maps to physical unit {physical}"
+                    ));
+                }
+                continue;
+            }
             match (latest, physical) {
                 (0, NONE) => {}
                 (0, _) => {

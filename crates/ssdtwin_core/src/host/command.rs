@@ -7,10 +7,28 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CommandSpec {
     pub is_read: bool,
+    /// A deallocate (NVMe Dataset Management, ATA TRIM, fio's `trim`): the units are unmapped and
+    /// no data moves; `is_read` is false.
+    pub trim: bool,
     /// First logical mapping unit.
     pub first_unit: u32,
     /// Length in mapping units.
     pub units: u32,
+}
+
+/// The mapping units of a request of `length` bytes at byte `offset`: (first unit, units). A
+/// read or write touches every unit the range overlaps (at least one); a trim deallocates only
+/// the units wholly inside it (none when there is none), so partial units keep their data.
+pub fn units_of(offset: u64, length: u64, unit_bytes: u64, trim: bool) -> (u64, u64) {
+    if trim {
+        let first = offset.div_ceil(unit_bytes);
+        let end = offset.saturating_add(length) / unit_bytes;
+        (first, end.saturating_sub(first))
+    } else {
+        let first = offset / unit_bytes;
+        let end = offset.saturating_add(length.max(1)).div_ceil(unit_bytes);
+        (first, (end - first).max(1))
+    }
 }
 
 /// A job (stream) of a workload: its name in reports and, for closed-loop sources, the commands
@@ -19,4 +37,19 @@ pub struct CommandSpec {
 pub struct Job {
     pub name: String,
     pub queue_depth: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::units_of;
+
+    #[test]
+    fn reads_and_writes_cover_every_unit_they_touch_trims_only_whole_ones() {
+        // 4 KiB units; a 6 KiB request from byte 2048 overlaps units 0, 1 and holds unit 1 whole.
+        assert_eq!(units_of(2048, 6144, 4096, false), (0, 2));
+        assert_eq!(units_of(2048, 6144, 4096, true), (1, 1));
+        assert_eq!(units_of(8192, 8192, 4096, true), (2, 2), "aligned: the same units");
+        assert_eq!(units_of(512, 1024, 4096, false), (0, 1));
+        assert_eq!(units_of(512, 1024, 4096, true).1, 0, "no whole unit: nothing trimmed");
+    }
 }

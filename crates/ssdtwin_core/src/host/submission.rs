@@ -231,6 +231,7 @@ impl Host {
             submitted: cx.now,
             job,
             is_read: spec.is_read,
+            trim: spec.trim,
             first_unit: spec.first_unit,
             units: spec.units,
             remaining: spec.units,
@@ -240,7 +241,8 @@ impl Host {
             log_live(log, super::LiveEvent::Submitted { command });
         }
         let fetched = cx.now + self.command_overhead;
-        let arrived = if spec.is_read {
+        // Reads and trims carry no payload to the drive.
+        let arrived = if spec.is_read || spec.trim {
             fetched
         } else {
             self.link
@@ -271,6 +273,7 @@ impl Host {
         cx.push(StateChange::HostCompletion {
             job: done.job,
             is_read: done.is_read,
+            trim: done.trim,
             latency: cx.now.since(done.arrival),
             service: cx.now.since(done.submitted),
             bytes: u64::from(done.units) * controller.geometry.unit_bytes,

@@ -53,6 +53,8 @@ pub struct JobReport {
     pub runtime_ms: u64,
     pub read: JobDirectionReport,
     pub write: JobDirectionReport,
+    /// Trims (deallocates): `io_bytes` counts the bytes trimmed, as fio does.
+    pub trim: JobDirectionReport,
 }
 
 /// One direction's latencies. A command that did not wait in the host (every closed-loop
@@ -87,6 +89,7 @@ pub struct JobMetrics {
     queue_depth: u32,
     read: Direction,
     write: Direction,
+    trim: Direction,
     /// Start of the measured run.
     start: Time,
     last_completion: Time,
@@ -100,6 +103,7 @@ impl JobMetrics {
             queue_depth,
             read: Direction::default(),
             write: Direction::default(),
+            trim: Direction::default(),
             start: Time::ZERO,
             last_completion: Time::ZERO,
         }
@@ -112,8 +116,22 @@ impl JobMetrics {
     }
 
     #[inline]
-    pub fn record(&mut self, is_read: bool, latency: Duration, completion: Duration, bytes: u64, now: Time) {
-        let direction = if is_read { &mut self.read } else { &mut self.write };
+    pub fn record(
+        &mut self,
+        is_read: bool,
+        trim: bool,
+        latency: Duration,
+        completion: Duration,
+        bytes: u64,
+        now: Time,
+    ) {
+        let direction = if is_read {
+            &mut self.read
+        } else if trim {
+            &mut self.trim
+        } else {
+            &mut self.write
+        };
         if latency == completion {
             direction.latency.record(latency);
         } else {
@@ -157,6 +175,7 @@ impl JobMetrics {
             runtime_ms,
             read: direction(&self.read),
             write: direction(&self.write),
+            trim: direction(&self.trim),
         }
     }
 }
@@ -190,7 +209,14 @@ mod tests {
         let mut job = JobMetrics::new("j", 1);
         for micros in 1..=1000u64 {
             let latency = Duration::from_micros(micros);
-            job.record(true, latency, latency, 4096, Time::ZERO + Duration::from_millis(micros));
+            job.record(
+                true,
+                false,
+                latency,
+                latency,
+                4096,
+                Time::ZERO + Duration::from_millis(micros),
+            );
         }
         let report = job.report();
         assert_eq!(report.runtime_ms, 1000);
@@ -212,8 +238,22 @@ mod tests {
     fn waiting_commands_separate_lat_from_clat() {
         let mut job = JobMetrics::new("j", 1);
         let now = Time::ZERO + Duration::from_millis(1);
-        job.record(false, Duration::from_micros(10), Duration::from_micros(10), 4096, now);
-        job.record(false, Duration::from_micros(500), Duration::from_micros(20), 4096, now);
+        job.record(
+            false,
+            false,
+            Duration::from_micros(10),
+            Duration::from_micros(10),
+            4096,
+            now,
+        );
+        job.record(
+            false,
+            false,
+            Duration::from_micros(500),
+            Duration::from_micros(20),
+            4096,
+            now,
+        );
         let report = job.report();
         assert_eq!(report.write.lat_ns.count, 2);
         assert_eq!(report.write.clat_ns.count, 2);

@@ -38,6 +38,9 @@ pub struct FtlReport {
     pub channel_switches: u64,
     /// Closed blocks relocated by static wear leveling (`ftl.wear_leveling = "static"`).
     pub wear_relocations: u64,
+    /// Mapping units named by host trims (deallocates) in the measured run, each unmapped; a unit
+    /// already unmapped counts too.
+    pub trimmed_units: u64,
     /// P/E cycles of the drive's blocks at the end of the run (with an aged start, its cycles
     /// included): least, mean and most worn block.
     pub pe_cycles: PeCycles,

@@ -74,6 +74,7 @@ impl RunMetrics {
         if let StateChange::HostCompletion {
             job,
             is_read,
+            trim,
             latency,
             service,
             bytes,
@@ -86,10 +87,12 @@ impl RunMetrics {
                 return;
             }
             self.errors += u64::from(error);
-            self.jobs[job as usize].record(is_read, latency, service, bytes, now);
-            self.windows.record(now, bytes);
+            self.jobs[job as usize].record(is_read, trim, latency, service, bytes, now);
+            // A trim names a range but moves no data.
+            let moved = if trim { 0 } else { bytes };
+            self.windows.record(now, moved);
             self.completed += 1;
-            self.bytes_moved += bytes;
+            self.bytes_moved += moved;
         }
     }
 }

@@ -29,7 +29,7 @@ impl PowerModel {
             StateChange::Command => self.command(now),
             StateChange::ControllerPowerState { scale } => self.controller_power_state(now, scale),
             StateChange::DramAccess { bytes } => self.dram_access(now, bytes),
-            StateChange::HostCompletion { bytes, .. } => self.host_completion(now, bytes),
+            StateChange::HostCompletion { bytes, trim, .. } => self.host_completion(now, if trim { 0 } else { bytes }),
         }
     }
 

@@ -76,6 +76,7 @@ impl Simulation {
             },
             channel_switches: measured.channel_switches,
             wear_relocations: measured.wear_relocations,
+            trimmed_units: measured.placed.trimmed_units,
             pe_cycles: {
                 let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
                 PeCycles { min, mean, max }

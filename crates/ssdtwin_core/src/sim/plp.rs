@@ -36,8 +36,13 @@ impl Simulation {
         };
         let buffer = self.controller.dram().and_then(|dram| dram.buffer.as_ref());
         let write_through = buffer.is_some_and(|buffer| buffer.write_through);
+        // A write in a program whose unit a later trim unmapped is no longer data at risk.
+        let ftl = &self.controller.ftl;
         let in_programs = match buffer {
-            Some(_) => in_programs,
+            Some(_) => in_programs
+                .into_iter()
+                .filter(|&logical| ftl.mapping.physical(logical) != crate::ftl::mapping::NONE)
+                .collect(),
             None => self.controller.unprogrammed_host_writes(),
         };
         // Write-through acknowledges nothing before it is programmed: nothing acknowledged is at
@@ -130,6 +135,7 @@ impl Simulation {
             batches: buffer.stats.batches,
             peak_units: buffer.stats.peak,
             held_units: buffer.used,
+            trimmed_units: buffer.stats.trimmed,
         });
         let mapping = dram.mapping.as_ref().map(|mapping| {
             let counts = mapping.counts;

@@ -74,6 +74,8 @@ pub struct BufferReport {
     pub peak_units: u32,
     /// Units held at the end of the run.
     pub held_units: u32,
+    /// Waiting writes dropped because a host trim of their unit came after them (never flushed).
+    pub trimmed_units: u64,
 }
 
 /// The report's `mapping_cache` block.

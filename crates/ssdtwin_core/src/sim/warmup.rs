@@ -144,6 +144,7 @@ impl Simulation {
                 user_units: now.placed.user_units - base.placed.user_units,
                 gc_units: now.placed.gc_units - base.placed.gc_units,
                 erases: now.placed.erases - base.placed.erases,
+                trimmed_units: now.placed.trimmed_units - base.placed.trimmed_units,
             },
             scheme: SchemeCounts {
                 valid_page_copies: now.scheme.valid_page_copies - base.scheme.valid_page_copies,

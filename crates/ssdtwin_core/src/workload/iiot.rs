@@ -185,6 +185,7 @@ impl Iiot {
         let end = (offset + bytes.max(1)).div_ceil(self.unit_bytes);
         CommandSpec {
             is_read,
+            trim: false,
             first_unit: first as u32,
             units: (end - first) as u32,
         }

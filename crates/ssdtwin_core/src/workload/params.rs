@@ -58,6 +58,10 @@ pub struct WorkloadConfig {
     pub kind: WorkloadKind,
     /// Fraction of commands that are reads [fraction].
     pub read_fraction: f64,
+    /// Fraction of commands that are trims (deallocates of their range, docs/models/ftl.md);
+    /// the commands neither reads nor trims are writes, so `read_fraction + trim_fraction` is at
+    /// most 1. 0 is off [fraction]. Default 0.
+    pub trim_fraction: f64,
     /// Command size when `bssplit` is empty [size].
     pub block_size: ByteSize,
     /// Command-size mix as `[size, weight]` pairs, e.g. `[["4KiB", 0.67], ["8KiB", 0.33]]`; the
@@ -107,6 +111,7 @@ impl Default for WorkloadConfig {
         WorkloadConfig {
             kind: WorkloadKind::Synthetic,
             read_fraction: 0.7,
+            trim_fraction: 0.0,
             block_size: ByteSize(4096),
             bssplit: Vec::new(),
             pattern: Pattern::Random,

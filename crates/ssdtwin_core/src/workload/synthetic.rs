@@ -10,6 +10,8 @@ use crate::host::command::CommandSpec;
 #[derive(Debug)]
 pub struct Synthetic {
     read_fraction: f64,
+    /// Commands drawn at or above `read_fraction` and below this are trims.
+    trim_below: f64,
     /// Command sizes [units] with cumulative weights (last is 1).
     sizes: Vec<(u32, f64)>,
     pattern: Pattern,
@@ -65,6 +67,7 @@ impl Synthetic {
         };
         Synthetic {
             read_fraction: config.read_fraction,
+            trim_below: config.read_fraction + config.trim_fraction,
             sizes,
             pattern: config.pattern,
             sequential_fraction: config.sequential_fraction,
@@ -76,7 +79,10 @@ impl Synthetic {
     }
 
     pub fn next_command(&mut self) -> CommandSpec {
-        let is_read = self.rng.unit() < self.read_fraction;
+        // One draw decides read, trim or write, so a trim fraction of 0 leaves the stream as it was.
+        let draw = self.rng.unit();
+        let is_read = draw < self.read_fraction;
+        let trim = !is_read && draw < self.trim_below;
         let units = if self.sizes.len() == 1 {
             self.sizes[0].0
         } else {
@@ -121,6 +127,7 @@ impl Synthetic {
         self.cursor = first_unit + units;
         CommandSpec {
             is_read,
+            trim,
             first_unit,
             units,
         }
@@ -230,6 +237,36 @@ mod tests {
         assert!(commands
             .iter()
             .all(|c| c.units == 4 && c.first_unit % 4 == 0 && c.first_unit + 4 <= 1000));
+    }
+
+    #[test]
+    fn trim_fraction_takes_its_share_from_the_writes() {
+        let config = WorkloadConfig {
+            read_fraction: 0.5,
+            trim_fraction: 0.2,
+            ..WorkloadConfig::default()
+        };
+        let mut synthetic = generator(&config, 1000);
+        let commands: Vec<_> = (0..50_000).map(|_| synthetic.next_command()).collect();
+        let share =
+            |keep: fn(&CommandSpec) -> bool| commands.iter().filter(|c| keep(c)).count() as f64 / commands.len() as f64;
+        let (reads, trims) = (share(|c| c.is_read), share(|c| c.trim));
+        assert!(
+            (reads - 0.5).abs() < 0.01 && (trims - 0.2).abs() < 0.01,
+            "{reads} {trims}"
+        );
+        assert!(commands.iter().all(|c| !(c.is_read && c.trim)));
+        // A trim fraction of 0 leaves the commands of the same seed as they were.
+        let plain = WorkloadConfig {
+            read_fraction: 0.5,
+            ..WorkloadConfig::default()
+        };
+        let mut plain = generator(&plain, 1000);
+        for command in &commands[..1000] {
+            let other = plain.next_command();
+            assert!(!other.trim);
+            assert_eq!((command.first_unit, command.is_read), (other.first_unit, other.is_read));
+        }
     }
 
     #[test]

@@ -89,6 +89,23 @@ fn same_seed_and_config_give_the_same_report_with_reliability_on() {
 }
 
 #[test]
+fn same_seed_and_config_give_the_same_report_with_trims_in_the_mix() {
+    // Trims among the commands, some overtaking writes still waiting in a write-back buffer.
+    let mut scenario = busy_mix(7);
+    scenario.workload.read_fraction = 0.5;
+    scenario.workload.trim_fraction = 0.2;
+    scenario.buffer.capacity = ssdtwin_core::base::units::ByteSize(512 * 1024);
+    let first = run(&scenario);
+    let second = run(&scenario);
+    let buffer = first.buffer.as_ref().expect("buffer on");
+    assert!(
+        first.ftl.trimmed_units > 0 && buffer.trimmed_units > 0 && first.flash.gc_programs > 0,
+        "the run trims, drops buffered writes and collects garbage"
+    );
+    assert_eq!(simulated_part(&first), simulated_part(&second));
+}
+
+#[test]
 fn a_different_seed_gives_different_latencies() {
     let first = run(&busy_mix(1));
     let second = run(&busy_mix(2));

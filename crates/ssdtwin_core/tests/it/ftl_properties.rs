@@ -1,11 +1,13 @@
 //! FTL invariants as properties (issue 18): for random drives and workloads across every mapping
-//! scheme, GC victim policy, suspend on and off, multi-plane on and off, and (page mapping) the
-//! DRAM side on or off (write buffer, cached mapping table, a power cut), a run that writes ten
+//! scheme, GC victim policy, suspend on and off, multi-plane on and off, host trims in the mix or
+//! not, and (page mapping) the DRAM side on or off (write buffer, cached mapping table, a power
+//! cut), a run that writes ten
 //! times the logical capacity leaves `Ftl::check_invariants` true (every mapped unit in a written
 //! page of its block that maps back to it, valid counts equal to the mapping's view, each block in
 //! one state and the free lists exactly the free blocks, no block written past its end between
 //! erases), every command completes, and nothing acknowledged was lost (`loss.rs`): every logical
-//! unit maps to a slot holding its latest version, all of them are mapped after the fill, and
+//! unit not trimmed since its latest write maps to a slot holding its latest version, no trimmed
+//! unit is mapped, mapped and trimmed units add up to the logical units after the fill, and
 //! every acknowledged unit write was placed by the FTL (or, buffered, flushed, coalesced, held or
 //! reported lost by the power cut). Proptest shrinks a failing case to the smallest drive and
 //! workload that fail and stores its seed in `proptest-regressions/`, which is replayed first
@@ -38,6 +40,8 @@ struct Case {
     suspend: bool,
     multi_plane: bool,
     read_percent: u32,
+    /// Share of commands that are trims (`workload.trim_fraction`) [%].
+    trim_percent: u32,
     queue_depth: u32,
     blocks_per_plane: u32,
     sizes: &'static str,
@@ -54,6 +58,7 @@ fn cases() -> impl Strategy<Value = Case> {
         any::<bool>(),
         any::<bool>(),
         0u32..60,
+        prop::sample::select(vec![0u32, 5, 20]),
         prop::sample::select(vec![1u32, 4, 16, 32]),
         24u32..40,
         prop::sample::select(vec![
@@ -71,6 +76,7 @@ fn cases() -> impl Strategy<Value = Case> {
                 suspend,
                 multi_plane,
                 read_percent,
+                trim_percent,
                 queue_depth,
                 blocks_per_plane,
                 sizes,
@@ -82,6 +88,7 @@ fn cases() -> impl Strategy<Value = Case> {
                 suspend,
                 multi_plane,
                 read_percent,
+                trim_percent,
                 queue_depth,
                 blocks_per_plane,
                 sizes,
@@ -108,6 +115,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         format!("flash.suspend.erase={}", case.suspend),
         format!("flash.multi_plane={}", case.multi_plane && !block_scheme),
         format!("workload.read_fraction={}", f64::from(case.read_percent) / 100.0),
+        format!("workload.trim_fraction={}", f64::from(case.trim_percent) / 100.0),
         format!("workload.bssplit={}", if block_scheme { "[]" } else { case.sizes }),
         "workload.precondition=fill".into(),
         format!("host.queue_depth={}", case.queue_depth),
@@ -133,7 +141,7 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
             .ftl()
             .logical_units(),
     );
-    let write_share = 1.0 - f64::from(case.read_percent) / 100.0;
+    let write_share = 1.0 - f64::from(case.read_percent + case.trim_percent) / 100.0;
     scenario.workload.io_count = (10.0 * logical as f64 / write_share).ceil() as u64;
     let mut simulation = Simulation::new(&scenario).expect("valid scenario");
     let report = simulation
@@ -143,7 +151,20 @@ fn check(case: &Case) -> Result<(), TestCaseError> {
         .ftl()
         .check_invariants()
         .map_err(|problem| TestCaseError::fail(format!("{case:?}: {problem}")))?;
-    prop_assert_eq!(report.latency_us.all.count, scenario.workload.io_count, "{:?}", case);
+    let trims: u64 = report.workload.jobs.iter().map(|job| job.trim.total_ios).sum();
+    prop_assert_eq!(
+        report.latency_us.all.count + trims,
+        scenario.workload.io_count,
+        "{:?}",
+        case
+    );
+    prop_assert_eq!(
+        report.ftl.trimmed_units,
+        report.workload.jobs.iter().map(|job| job.trim.io_bytes).sum::<u64>() / 4096,
+        "{:?}: every unit of every trim reached the FTL",
+        case
+    );
+    prop_assert_eq!(trims > 0, case.trim_percent > 0, "{:?}", case);
     prop_assert!(report.waf >= 1.0 - 1e-9, "{:?}: WAF {}", case, report.waf);
     check_no_loss(&simulation, &report, true).map_err(|problem| TestCaseError::fail(format!("{case:?}: {problem}")))?;
     Ok(())
@@ -175,6 +196,7 @@ fn ftl_invariants_hold_across_schemes_policies_and_suspend() {
                     suspend,
                     multi_plane: true,
                     read_percent: 30,
+                    trim_percent: if suspend { 10 } else { 0 },
                     queue_depth: 16,
                     blocks_per_plane: 32,
                     sizes: "[]",

@@ -95,6 +95,7 @@ fn free_blocks_over_time(extra: &[&str], seconds: f64, every: Duration) -> (Vec<
     let mut rng = Rng::stream(scenario.seed, "gc_pacing_test");
     let next = |rng: &mut Rng| CommandSpec {
         is_read: false,
+        trim: false,
         first_unit: rng.below(span) as u32,
         units: 1,
     };

@@ -23,6 +23,7 @@ fn each_live_command_completes_once_with_its_tag_after_its_arrival() {
     for tag in 0..200u64 {
         let command = CommandSpec {
             is_read: tag % 3 == 0,
+            trim: false,
             first_unit: (tag * 7) as u32,
             units: 1 + (tag % 4) as u32,
         };
@@ -48,6 +49,7 @@ fn a_live_step_stops_at_the_first_completion_instant() {
     for tag in 0..8u64 {
         let command = CommandSpec {
             is_read: false,
+            trim: false,
             first_unit: tag as u32 * 100,
             units: 1,
         };
@@ -84,6 +86,7 @@ fn a_closed_loop_through_the_live_api_is_the_run() {
     let mut next = |live: &mut LiveSimulation, at: Time, tag: u64| {
         let command = CommandSpec {
             is_read: false,
+            trim: false,
             first_unit: rng.below(u64::from(logical)) as u32,
             units: 1,
         };

@@ -1,17 +1,18 @@
 //! Invariants that catch loss (issue 5): the checks every FTL property case and invariant run
 //! ends with, beyond the maps agreeing (`Ftl::check_invariants`).
 //!
-//! * Every logical unit ever written maps to a slot holding its latest version, and no unit never
-//!   written is mapped (`Ftl::check_versions`: the FTL keeps a payload-free version per logical
-//!   unit and per physical slot, in test builds only, through the crate's `verify` feature).
-//! * After a fill, with no trims (the simulator has none) and power cuts that only lose buffered
-//!   writes (a lost write leaves the unit's previous data mapped), the mapped units equal the
+//! * Every logical unit ever written and not trimmed since maps to a slot holding its latest
+//!   version, no unit never written is mapped and no unit trimmed since its latest write is mapped
+//!   (`Ftl::check_versions`: the FTL keeps a payload-free version per logical unit and per
+//!   physical slot, in test builds only, through the crate's `verify` feature).
+//! * After a fill, with power cuts that only lose buffered writes (a lost write leaves the unit's
+//!   previous data mapped), the mapped units and the units a trim left unmapped add up to the
 //!   logical units.
 //! * Every acknowledged unit write reached the FTL: without a write buffer, host placements equal
 //!   the acknowledged units (a unit is placed before it is acknowledged); with one, the buffer took
 //!   every acknowledged unit, the placements equal the units it flushed, and each unit it took was
-//!   flushed, replaced by a later write of its unit (coalesced), is still held, or was reported lost
-//!   by a power cut.
+//!   flushed, replaced by a later write of its unit (coalesced), is still held, was dropped by a
+//!   later trim of its unit, or was reported lost by a power cut.
 //!
 //! The negative tests below break a finished run on purpose (a unit dropped from both maps, an
 //! acknowledged write that never reached the FTL) and show the checks fail where
@@ -33,9 +34,10 @@ pub fn acknowledged_write_units(report: &Report, unit_bytes: u64) -> u64 {
 pub fn check_no_loss(simulation: &Simulation, report: &Report, filled: bool) -> Result<(), String> {
     let ftl = simulation.ftl();
     ftl.check_versions()?;
-    if filled && ftl.mapped_units() != ftl.logical_units() {
+    let trimmed = ftl.mapping.versions.trimmed_units();
+    if filled && ftl.mapped_units() + trimmed != ftl.logical_units() {
         return Err(format!(
-            "after a fill {} of {} logical units are mapped",
+            "after a fill {} of {} logical units are mapped and {trimmed} unmapped by trims",
             ftl.mapped_units(),
             ftl.logical_units()
         ));
@@ -64,12 +66,13 @@ pub fn check_no_loss(simulation: &Simulation, report: &Report, filled: bool) -> 
                     buffer.flushed_units
                 ));
             }
-            let accounted = buffer.flushed_units + buffer.coalesced + u64::from(buffer.held_units) + lost;
+            let accounted =
+                buffer.flushed_units + buffer.coalesced + u64::from(buffer.held_units) + buffer.trimmed_units + lost;
             if accounted < buffer.writes {
                 return Err(format!(
-                    "the buffer took {} unit writes; flushed {} + coalesced {} + held {} + lost {lost} account for \
-                     only {accounted}",
-                    buffer.writes, buffer.flushed_units, buffer.coalesced, buffer.held_units
+                    "the buffer took {} unit writes; flushed {} + coalesced {} + held {} + trimmed {} + lost {lost} \
+                     account for only {accounted}",
+                    buffer.writes, buffer.flushed_units, buffer.coalesced, buffer.held_units, buffer.trimmed_units
                 ));
             }
             if buffer.flushed_units + buffer.coalesced > buffer.writes {

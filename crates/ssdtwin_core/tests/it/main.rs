@@ -34,7 +34,9 @@ mod steady_check;
 mod suspend;
 mod text_files;
 mod theory;
+mod theory_trim;
 mod thermal;
+mod trim;
 mod warmup;
 mod workloads;
 

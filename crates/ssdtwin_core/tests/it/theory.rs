@@ -251,7 +251,7 @@ fn sequential_write_bandwidth_stays_under_the_program_bandwidth_of_all_dies() {
 /// worse than FIFO on uniform random writes (Yang, Misra and Rubenstein, "On the optimality of
 /// greedy garbage collection for SSDs", SIGMETRICS PER 43(2), 2015: greedy is optimal for
 /// memoryless workloads) and tends to it as blocks grow, so this is the upper end of the range.
-fn fifo_waf(alpha: f64) -> f64 {
+pub(crate) fn fifo_waf(alpha: f64) -> f64 {
     // u = 1 is the trivial root; the wanted one lies in (0, 1), where u − exp(−alpha(1 − u)) is
     // negative at 0 and positive just below 1 (alpha > 1). Bisection to machine precision.
     let (mut low, mut high) = (0.0f64, 1.0 - 1e-9);
@@ -272,7 +272,7 @@ fn fifo_waf(alpha: f64) -> f64 {
 /// underestimates greedy at real block sizes (Luojie and Kurkoski, arXiv:1110.4245, report 2.17
 /// against a simulated 2.35 at rho = 0.3, where the FIFO model gives 2.36), so it is the lower end
 /// of the range.
-fn greedy_waf_lower(rho: f64) -> f64 {
+pub(crate) fn greedy_waf_lower(rho: f64) -> f64 {
     (1.0 + rho) / (2.0 * rho)
 }
 

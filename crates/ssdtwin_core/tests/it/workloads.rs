@@ -12,7 +12,7 @@ use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 use super::{folder, pcie_time, BASE};
 
 /// [`BASE`] loaded as if from a scenario file in `dir`, with `settings`.
-fn scenario_in(dir: &Path, settings: &[&str]) -> Result<Scenario, ssdtwin_core::ConfigError> {
+pub(crate) fn scenario_in(dir: &Path, settings: &[&str]) -> Result<Scenario, ssdtwin_core::ConfigError> {
     let overrides: Vec<Override> = settings.iter().map(|s| Override::parse(s).unwrap()).collect();
     load(
         &ScenarioSource::Text {

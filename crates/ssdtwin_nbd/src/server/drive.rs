@@ -1,7 +1,10 @@
 //! The drive's side of the server: the simulated drive, the stored data and the connected
-//! clients. It applies each request a connection brings ([`Message`]), checks it, turns reads and
-//! writes into host commands of the model (at most [`MAX_COMMAND_BYTES`] each), writes the replies
-//! when the model completes them, and cuts the power when asked to.
+//! clients. It applies each request a connection brings ([`Message`]), checks it, turns reads,
+//! writes and trims into host commands of the model (at most [`MAX_COMMAND_BYTES`] each), writes
+//! the replies when the model completes them, and cuts the power when asked to. A TRIM, and a
+//! WRITE_ZEROES the client lets the server punch a hole for (no `NBD_CMD_FLAG_NO_HOLE`), zero the
+//! stored data and deallocate the whole mapping units inside the range (the model's trim); a
+//! WRITE_ZEROES with the flag is a write of zeros.
 
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -49,6 +52,14 @@ pub(super) struct Client {
     unflushed: bool,
     /// Its socket failed: replies are dropped.
     pub(super) broken: bool,
+}
+
+/// What a request asks of the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Read,
+    Write,
+    Trim,
 }
 
 /// A request waiting for the model.
@@ -193,16 +204,16 @@ impl Drive {
             Command::Flush => self.reply(client, request.handle, 0, None),
             Command::Trim { .. } => {
                 self.store.zero(offset, u64::from(length));
-                self.reply(client, request.handle, 0, None);
+                self.submit(client, request.handle, Kind::Trim, offset, length);
             }
             Command::WriteZeroes { .. } if request.flags & protocol::CMD_FLAG_NO_HOLE == 0 => {
                 // The server may punch holes: the drive deallocates, as for a TRIM.
                 self.store.zero(offset, u64::from(length));
-                self.reply(client, request.handle, 0, None);
+                self.submit(client, request.handle, Kind::Trim, offset, length);
             }
             Command::WriteZeroes { .. } => {
                 self.store.zero(offset, u64::from(length));
-                self.submit(client, request.handle, false, offset, length);
+                self.submit(client, request.handle, Kind::Write, offset, length);
             }
             Command::Write { .. } => {
                 if self.store.write(offset, payload).is_err() {
@@ -213,29 +224,37 @@ impl Drive {
                     self.reply(client, request.handle, protocol::ENOSPC, None);
                     return;
                 }
-                self.submit(client, request.handle, false, offset, length);
+                self.submit(client, request.handle, Kind::Write, offset, length);
             }
-            Command::Read => self.submit(client, request.handle, true, offset, length),
+            Command::Read => self.submit(client, request.handle, Kind::Read, offset, length),
         }
     }
 
-    /// Hands a read or write to the model as host commands of at most `MAX_COMMAND_BYTES`.
-    fn submit(&mut self, client: u64, handle: u64, read: bool, offset: u64, length: u32) {
+    /// Hands a read, write or trim to the model as host commands of at most `MAX_COMMAND_BYTES`
+    /// (a trim: of the whole mapping units inside the range, none when there is none).
+    fn submit(&mut self, client: u64, handle: u64, kind: Kind, offset: u64, length: u32) {
         let at = self.arrival();
+        let read = kind == Kind::Read;
         if let Some(trace) = &mut self.trace {
-            let kind = if read { "Read" } else { "Write" };
+            // The MSR format has no trim type: trims are left out of the trace.
+            let name = if read { "Read" } else { "Write" };
             let ticks = at.as_nanos() / 100;
-            let _ = writeln!(trace, "{ticks},ssdtwin,0,{kind},{offset},{length},0");
+            if kind != Kind::Trim {
+                let _ = writeln!(trace, "{ticks},ssdtwin,0,{name},{offset},{length},0");
+            }
         }
         let tag = self.next_tag;
         self.next_tag += 1;
-        if length == 0 {
+        let unit = self.live.unit_bytes();
+        let (first, end) = match kind {
+            // Only whole units are deallocated: the others keep their neighbours' data.
+            Kind::Trim => (offset.div_ceil(unit), (offset + u64::from(length)) / unit),
+            _ => (offset / unit, (offset + u64::from(length)).div_ceil(unit)),
+        };
+        if length == 0 || end <= first {
             self.reply(client, handle, 0, None);
             return;
         }
-        let unit = self.live.unit_bytes();
-        let first = offset / unit;
-        let end = (offset + u64::from(length)).div_ceil(unit);
         let per_command = (MAX_COMMAND_BYTES / unit).max(1);
         let commands = (end - first).div_ceil(per_command) as u32;
         self.waiting.insert(
@@ -254,6 +273,7 @@ impl Drive {
             let units = per_command.min(end - unit_at);
             let command = CommandSpec {
                 is_read: read,
+                trim: kind == Kind::Trim,
                 first_unit: unit_at as u32,
                 units: units as u32,
             };

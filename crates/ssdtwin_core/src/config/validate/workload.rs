@@ -12,6 +12,16 @@ use crate::workload::params::{Pattern, WorkloadConfig, WorkloadKind};
 pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlConfig) -> Result<(), ConfigError> {
     let unit = ftl.mapping_unit.bytes();
     fraction("workload.read_fraction", workload.read_fraction, false, false)?;
+    fraction("workload.trim_fraction", workload.trim_fraction, false, false)?;
+    check(
+        workload.read_fraction + workload.trim_fraction <= 1.0 + 1e-12,
+        "workload.trim_fraction",
+        workload.trim_fraction,
+        &format!(
+            "at most 1 - workload.read_fraction ({}): reads and trims share the commands, the rest are writes",
+            1.0 - workload.read_fraction
+        ),
+    )?;
     fraction("workload.span", workload.span, true, false)?;
     fraction(
         "workload.sequential_fraction",

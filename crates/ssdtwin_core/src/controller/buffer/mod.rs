@@ -5,7 +5,8 @@
 //! (coalescing, write-back only); reads of buffered units are served from DRAM. Flushing starts at
 //! `flush_threshold` and goes in batches of as many units as the program targets take at once;
 //! [`FlushOrder`] (one file per order) decides which waiting writes go first. A unit stays here,
-//! readable, until the program that carries it completes.
+//! readable, until the program that carries it completes. A host trim of a unit drops its waiting
+//! write (write-back; `discard`: dropped when its turn to flush comes, never programmed).
 //!
 //! This is not the frame buffer (`controller.frame_buffer`): that one bounds the transactions in
 //! flight between the host interface and the dies; this one holds acknowledged data that has not
@@ -58,6 +59,9 @@ impl FlushOrder {
 struct Held {
     queued: u32,
     flushing: u32,
+    /// Entries of `queued` a later trim dropped (write-back keeps at most one entry per unit, so
+    /// 0 or 1): no longer counted as used or waiting, skipped when their turn comes.
+    discard: u32,
 }
 
 /// What the buffer did, for the report.
@@ -76,6 +80,8 @@ pub struct BufferStats {
     pub batches: u64,
     /// Largest occupancy [units].
     pub peak: u32,
+    /// Waiting unit writes dropped by a host trim of their unit (never flushed).
+    pub trimmed: u64,
 }
 
 /// The write buffer.
@@ -126,7 +132,10 @@ impl WriteBuffer {
     #[inline]
     pub fn read_hit(&mut self, logical: u32) -> bool {
         self.stats.reads += 1;
-        let hit = self.held.contains_key(&logical);
+        let hit = self
+            .held
+            .get(&logical)
+            .is_some_and(|held| held.queued > held.discard || held.flushing > 0);
         self.stats.read_hits += u64::from(hit);
         hit
     }
@@ -137,7 +146,7 @@ impl WriteBuffer {
     }
 
     fn coalesces(&self, logical: u32) -> bool {
-        !self.write_through && self.held.get(&logical).is_some_and(|held| held.queued > 0)
+        !self.write_through && self.held.get(&logical).is_some_and(|held| held.queued > held.discard)
     }
 
     /// Takes a write of `entry.logical` (call [`Self::can_take`] first); false when it replaced
@@ -147,6 +156,14 @@ impl WriteBuffer {
         if self.coalesces(entry.logical) {
             self.stats.coalesced += 1;
             return false;
+        }
+        if let Some(held) = self.held.get_mut(&entry.logical).filter(|held| held.discard > 0) {
+            // The entry a trim dropped is still in the flush order: it carries this write now.
+            held.discard -= 1;
+            self.used += 1;
+            self.queued += 1;
+            self.stats.peak = self.stats.peak.max(self.used);
+            return true;
         }
         self.held.entry(entry.logical).or_default().queued += 1;
         self.used += 1;
@@ -170,15 +187,51 @@ impl WriteBuffer {
         self.queued > 0 && self.used >= self.threshold
     }
 
-    /// The next write to flush, now in flight.
-    pub fn pop(&mut self) -> Option<Entry> {
-        let entry = self.order.pop()?;
+    /// A host trim of `logical` (write-back only): its waiting write, acknowledged before the
+    /// trim, is dropped rather than flushed. With write-through the waiting write is not yet
+    /// acknowledged: it is unordered with the trim (NVMe orders no overlapping commands) and is
+    /// kept, as if it came after.
+    pub fn trim(&mut self, logical: u32) {
+        if self.write_through {
+            return;
+        }
+        if let Some(held) = self.held.get_mut(&logical) {
+            let dropped = held.queued - held.discard;
+            held.discard = held.queued;
+            self.used -= dropped;
+            self.queued -= dropped;
+            self.stats.trimmed += u64::from(dropped);
+        }
+    }
+
+    /// Whether a trim dropped `entry`, just taken from the flush order (it is forgotten then).
+    fn dropped(&mut self, entry: &Entry) -> bool {
         let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
+        if held.discard == 0 {
+            return false;
+        }
+        held.discard -= 1;
         held.queued -= 1;
-        held.flushing += 1;
-        self.queued -= 1;
-        self.stats.flushed += 1;
-        Some(entry)
+        if held.queued == 0 && held.flushing == 0 {
+            self.held.remove(&entry.logical);
+        }
+        true
+    }
+
+    /// The next write to flush, now in flight (writes a trim dropped are skipped).
+    pub fn pop(&mut self) -> Option<Entry> {
+        loop {
+            let entry = self.order.pop()?;
+            if self.dropped(&entry) {
+                continue;
+            }
+            let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
+            held.queued -= 1;
+            held.flushing += 1;
+            self.queued -= 1;
+            self.stats.flushed += 1;
+            return Some(entry);
+        }
     }
 
     /// The program carrying one flushed version of `logical` completed: its space frees.
@@ -191,10 +244,14 @@ impl WriteBuffer {
         self.used -= 1;
     }
 
-    /// Takes every waiting write out, in flush order (for a power cut).
+    /// Takes every waiting write out, in flush order (for a power cut); writes a trim dropped are
+    /// not at risk and are dropped now.
     pub fn drain_in_order(&mut self) -> Vec<Entry> {
         let mut entries = Vec::with_capacity(self.queued as usize);
         while let Some(entry) = self.order.pop() {
+            if self.dropped(&entry) {
+                continue;
+            }
             let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
             held.queued -= 1;
             if held.queued == 0 && held.flushing == 0 {
@@ -281,6 +338,48 @@ mod tests {
         assert!(buffer.wants_flush());
         assert!(buffer.take(entry(1), false));
         assert_eq!(buffer.used, 2);
+    }
+
+    #[test]
+    fn a_trim_drops_the_waiting_write_and_a_later_write_revives_the_entry() {
+        let mut buffer = buffer(8, FlushOrderKind::Lidf, false);
+        buffer.take(entry(1), false);
+        buffer.take(entry(2), false);
+        buffer.trim(1);
+        assert!(!buffer.read_hit(1), "the trimmed write no longer serves reads");
+        assert_eq!(buffer.pop().map(|e| e.logical), Some(2), "unit 1 is never flushed");
+        assert_eq!(buffer.pop(), None);
+        assert_eq!((buffer.used, buffer.queued, buffer.stats.trimmed), (1, 0, 1));
+        buffer.take(entry(3), false);
+        buffer.trim(3);
+        assert_eq!(
+            (buffer.used, buffer.queued, buffer.stats.trimmed),
+            (1, 0, 2),
+            "freed at the trim"
+        );
+        assert!(buffer.take(entry(3), false), "a write after the trim is new data");
+        assert_eq!((buffer.used, buffer.queued, buffer.stats.coalesced), (2, 1, 0));
+        assert_eq!(buffer.pop().map(|e| e.logical), Some(3), "and is flushed");
+        assert_eq!(buffer.stats.trimmed, 2);
+    }
+
+    #[test]
+    fn a_power_cut_does_not_count_a_trimmed_write_as_waiting() {
+        let mut buffer = buffer(8, FlushOrderKind::Fifo, false);
+        buffer.take(entry(1), false);
+        buffer.take(entry(2), false);
+        buffer.trim(2);
+        let waiting: Vec<u32> = buffer.drain_in_order().iter().map(|e| e.logical).collect();
+        assert_eq!(waiting, vec![1]);
+        assert_eq!(buffer.used, 0);
+    }
+
+    #[test]
+    fn write_through_keeps_a_waiting_write_a_trim_overlaps() {
+        let mut buffer = buffer(8, FlushOrderKind::Fifo, true);
+        buffer.take(entry(1), false);
+        buffer.trim(1);
+        assert_eq!(buffer.pop().map(|e| e.logical), Some(1));
     }
 
     #[test]

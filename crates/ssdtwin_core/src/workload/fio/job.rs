@@ -17,6 +17,18 @@ pub enum FioDistribution {
     Zoned(Vec<(f64, f64)>),
 }
 
+/// What a job's I/Os are besides reads and writes (fio HOWTO, `rw`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FioTrim {
+    /// Reads and writes only (`read_fraction` splits them).
+    None,
+    /// Every I/O is a trim (`rw=trim`, `randtrim`).
+    All,
+    /// A trim, then writes to the same locations until they cover it, then the next trim
+    /// (`rw=trimwrite`, `randtrimwrite`).
+    ThenWrite,
+}
+
 /// One job, all sizes in bytes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FioJob {
@@ -26,6 +38,9 @@ pub struct FioJob {
     /// Block sizes of reads and of writes as (bytes, cumulative probability).
     pub read_sizes: Vec<(u64, f64)>,
     pub write_sizes: Vec<(u64, f64)>,
+    /// Block sizes of trims (the third `bs`/`bssplit` value; else the write sizes).
+    pub trim_sizes: Vec<(u64, f64)>,
+    pub trim: FioTrim,
     pub block_align: Option<u64>,
     pub iodepth: u32,
     pub offset: u64,

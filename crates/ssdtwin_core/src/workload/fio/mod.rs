@@ -2,9 +2,10 @@
 //! "Job file format" and "Job file parameters"), and one command stream per job.
 //!
 //! Supported: `[global]` plus job sections (a section inherits `[global]`), `rw`/`readwrite`
-//! (`read`, `write`, `randread`, `randwrite`, `rw`/`readwrite`, `randrw`), `rwmixread`,
-//! `rwmixwrite`, `bs`/`blocksize` (one size, or `read,write`), `bssplit` (`4k/50:8k/50`, also
-//! `read,write` lists; entries without a percentage share what is left), `blockalign`/`ba`,
+//! (`read`, `write`, `randread`, `randwrite`, `rw`/`readwrite`, `randrw`, `trim`, `randtrim`,
+//! `trimwrite`, `randtrimwrite`), `rwmixread`, `rwmixwrite`, `bs`/`blocksize` (one size, or
+//! `read,write,trim`, a size left out taking the one before), `bssplit` (`4k/50:8k/50`, also
+//! `read,write,trim` lists; entries without a percentage share what is left), `blockalign`/`ba`,
 //! `iodepth`, `size` and `offset` (bytes or `N%` of the drive), `io_size`/`io_limit`,
 //! `number_ios`, `runtime` with `time_based`, `random_distribution` (`random`, `zipf:θ`,
 //! `pareto:h`, `zoned:a/s:...`), `numjobs`, `kb_base`, `name`. Options that do not change the
@@ -20,7 +21,11 @@
 //! commands in flight (closed loop). Random offsets are drawn with replacement (as fio's
 //! `norandommap`), aligned to `blockalign` (default: the smallest block size of the direction).
 //! The hot end of `zipf` and `pareto` is the start of the job's region (fio scatters it with a
-//! hash). A request smaller than the mapping unit occupies one whole unit in the drive.
+//! hash). A request smaller than the mapping unit occupies one whole unit in the drive; a trim
+//! deallocates only the whole units inside its range. `trimwrite` trims a block (the trim block
+//! size), then writes it in write-size blocks from its start, then trims the next block; fio's
+//! HOWTO: "trims alternating with writes, with trims preceding writes to the same locations at
+//! their respective block sizes".
 //!
 //! Files: `job.rs` the parsed jobs, `parse.rs` the job-file parser, `values.rs` fio's value
 //! syntax (sizes, times, `bssplit`, distributions), `stream.rs` the command streams.

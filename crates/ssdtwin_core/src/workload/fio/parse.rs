@@ -2,7 +2,7 @@
 //! semantics (fio HOWTO, "Job file format" and "Job file parameters"), warnings or errors for the
 //! rest.
 
-use super::job::{FioDistribution, FioFile, FioJob, MAX_JOBS};
+use super::job::{FioDistribution, FioFile, FioJob, FioTrim, MAX_JOBS};
 use super::values::{parse_bssplit, parse_distribution, parse_size, parse_time};
 use crate::base::time::Duration;
 
@@ -185,19 +185,23 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         Some((value, _)) => value.to_string(),
         None => name.to_string(),
     };
-    let (random, mixed_default) = match value_of(&["rw", "readwrite"])? {
-        None | Some(("read", _)) => (false, 1.0),
-        Some(("write", _)) => (false, 0.0),
-        Some(("randread", _)) => (true, 1.0),
-        Some(("randwrite", _)) => (true, 0.0),
-        Some(("rw" | "readwrite", _)) => (false, f64::NAN),
-        Some(("randrw", _)) => (true, f64::NAN),
+    let (random, mixed_default, trim) = match value_of(&["rw", "readwrite"])? {
+        None | Some(("read", _)) => (false, 1.0, FioTrim::None),
+        Some(("write", _)) => (false, 0.0, FioTrim::None),
+        Some(("randread", _)) => (true, 1.0, FioTrim::None),
+        Some(("randwrite", _)) => (true, 0.0, FioTrim::None),
+        Some(("rw" | "readwrite", _)) => (false, f64::NAN, FioTrim::None),
+        Some(("randrw", _)) => (true, f64::NAN, FioTrim::None),
+        Some(("trim", _)) => (false, 0.0, FioTrim::All),
+        Some(("randtrim", _)) => (true, 0.0, FioTrim::All),
+        Some(("trimwrite", _)) => (false, 0.0, FioTrim::ThenWrite),
+        Some(("randtrimwrite", _)) => (true, 0.0, FioTrim::ThenWrite),
         Some((value, line)) => {
             return Err(error(
                 line,
                 "rw",
                 value,
-                "read, write, randread, randwrite, rw, readwrite, randrw",
+                "read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim, trimwrite, randtrimwrite",
             ))
         }
     };
@@ -223,30 +227,37 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
     } else {
         mixed_default
     };
-    let (read_sizes, write_sizes) = match (value_of(&["bssplit"])?, value_of(&["bs", "blocksize"])?) {
+    // `read,write,trim`: a value left out takes the one before it (fio HOWTO, `bs`).
+    let (read_sizes, write_sizes, trim_sizes) = match (value_of(&["bssplit"])?, value_of(&["bs", "blocksize"])?) {
         (Some((value, line)), _) => {
             let mut lists = value.split(',');
+            let allowed = "size/percent:size/percent..., e.g. 4k/50:8k/50";
             let read = parse_bssplit(lists.next().unwrap_or(""), kb_base)
-                .ok_or_else(|| error(line, "bssplit", value, "size/percent:size/percent..., e.g. 4k/50:8k/50"))?;
-            let write = match lists.next() {
-                Some(list) if !list.trim().is_empty() => parse_bssplit(list, kb_base)
-                    .ok_or_else(|| error(line, "bssplit", value, "size/percent:size/percent..., e.g. 4k/50:8k/50"))?,
-                _ => read.clone(),
+                .ok_or_else(|| error(line, "bssplit", value, allowed))?;
+            let mut next = |before: &Vec<(u64, f64)>| match lists.next() {
+                Some(list) if !list.trim().is_empty() => {
+                    parse_bssplit(list, kb_base).ok_or_else(|| error(line, "bssplit", value, allowed))
+                }
+                _ => Ok(before.clone()),
             };
-            (read, write)
+            let write = next(&read)?;
+            let trim = next(&write)?;
+            (read, write, trim)
         }
         (None, Some((value, line))) => {
             let mut sizes = value.split(',');
             let read = size_of(sizes.next().unwrap_or("").trim(), line, "bs")?;
-            let write = match sizes.next() {
-                Some(text) if !text.trim().is_empty() => size_of(text.trim(), line, "bs")?,
-                _ => read,
+            let mut next = |before: u64| match sizes.next() {
+                Some(text) if !text.trim().is_empty() => size_of(text.trim(), line, "bs"),
+                _ => Ok(before),
             };
-            (vec![(read, 1.0)], vec![(write, 1.0)])
+            let write = next(read)?;
+            let trim = next(write)?;
+            (vec![(read, 1.0)], vec![(write, 1.0)], vec![(trim, 1.0)])
         }
-        (None, None) => (vec![(4096, 1.0)], vec![(4096, 1.0)]),
+        (None, None) => (vec![(4096, 1.0)], vec![(4096, 1.0)], vec![(4096, 1.0)]),
     };
-    for &(size, _) in read_sizes.iter().chain(write_sizes.iter()) {
+    for &(size, _) in read_sizes.iter().chain(write_sizes.iter()).chain(trim_sizes.iter()) {
         if size == 0 {
             return Err(format!(
                 "{path}: job `{name}` has a block size of 0 (`bs`, `bsrange` or `bssplit`)"
@@ -281,6 +292,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
     let largest = read_sizes
         .iter()
         .chain(write_sizes.iter())
+        .chain(trim_sizes.iter())
         .map(|(s, _)| *s)
         .max()
         .unwrap_or(0);
@@ -334,6 +346,8 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         random,
         read_sizes,
         write_sizes,
+        trim_sizes,
+        trim,
         block_align,
         iodepth,
         offset,

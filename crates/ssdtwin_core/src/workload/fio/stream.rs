@@ -1,7 +1,7 @@
 //! The command streams of a fio job file: one closed-loop generator per job, each with its
-//! offsets, sizes, read/write mix and end condition as its options say.
+//! offsets, sizes, read/write/trim mix and end condition as its options say.
 
-use super::job::{FioDistribution, FioFile, FioJob};
+use super::job::{FioDistribution, FioFile, FioJob, FioTrim};
 use crate::base::rng::Rng;
 use crate::base::time::Time;
 use crate::host::command::CommandSpec;
@@ -11,6 +11,8 @@ use crate::workload::synthetic::Zipf;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FioIo {
     pub is_read: bool,
+    /// A trim (deallocate) of the range.
+    pub trim: bool,
     pub offset: u64,
     pub length: u64,
 }
@@ -24,6 +26,8 @@ struct JobStream {
     /// Zoned: (cumulative access probability, start, length) as fractions of the region.
     zones: Vec<(f64, f64, f64)>,
     cursor: u64,
+    /// `trimwrite`: the writes still owed to the last trim, as (next offset, end) in the region.
+    owed: Option<(u64, u64)>,
     ios: u64,
     bytes: u64,
 }
@@ -63,6 +67,7 @@ impl FioWorkload {
                     zipf,
                     zones,
                     cursor: 0,
+                    owed: None,
                     ios: 0,
                     bytes: 0,
                 }
@@ -116,8 +121,24 @@ impl FioWorkload {
                 return None;
             }
         }
-        let is_read = stream.rng.unit() < spec.read_fraction;
-        let sizes = if is_read { &spec.read_sizes } else { &spec.write_sizes };
+        // `trimwrite`: a trim, then writes at the same offsets until they cover it.
+        let owed = if spec.trim == FioTrim::ThenWrite {
+            stream.owed
+        } else {
+            None
+        };
+        let (is_read, trim) = match spec.trim {
+            FioTrim::None => (stream.rng.unit() < spec.read_fraction, false),
+            FioTrim::All => (false, true),
+            FioTrim::ThenWrite => (false, owed.is_none()),
+        };
+        let sizes = if is_read {
+            &spec.read_sizes
+        } else if trim {
+            &spec.trim_sizes
+        } else {
+            &spec.write_sizes
+        };
         let length = if sizes.len() == 1 {
             sizes[0].0
         } else {
@@ -132,7 +153,18 @@ impl FioWorkload {
             .block_align
             .unwrap_or_else(|| sizes.iter().map(|(size, _)| *size).min().unwrap_or(length))
             .max(1);
-        let offset = if spec.random {
+        let offset = if let Some((next, end)) = owed {
+            let length = length.min(spec.size - next);
+            stream.owed = (next + length < end).then_some((next + length, end));
+            stream.ios += 1;
+            stream.bytes += length;
+            return Some(FioIo {
+                is_read: false,
+                trim: false,
+                offset: spec.offset + next,
+                length,
+            });
+        } else if spec.random {
             let slots = (spec.size / align).max(1);
             let slot = match &spec.distribution {
                 FioDistribution::Uniform => stream.rng.below(slots),
@@ -171,10 +203,14 @@ impl FioWorkload {
             stream.cursor += length;
             offset
         };
+        if spec.trim == FioTrim::ThenWrite {
+            stream.owed = Some((offset, offset + length));
+        }
         stream.ios += 1;
         stream.bytes += length;
         Some(FioIo {
             is_read,
+            trim,
             offset: spec.offset + offset,
             length,
         })
@@ -183,12 +219,12 @@ impl FioWorkload {
     /// The next command of `job` at `now`, in mapping units.
     pub fn next(&mut self, job: usize, now: Time) -> Option<CommandSpec> {
         let io = self.next_io(job, now)?;
-        let first = io.offset / self.unit_bytes;
-        let end = (io.offset + io.length).div_ceil(self.unit_bytes);
+        let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, io.trim);
         Some(CommandSpec {
             is_read: io.is_read,
+            trim: io.trim,
             first_unit: first as u32,
-            units: (end - first).max(1) as u32,
+            units: units as u32,
         })
     }
 }

@@ -68,7 +68,7 @@ fn unsupported_options_are_listed_or_warned() {
 #[test]
 fn bad_values_name_file_line_and_option() {
     for (text, needle) in [
-        ("[j]\nrw=trim\n", "x.fio:2: `rw=trim`"),
+        ("[j]\nrw=erase\n", "x.fio:2: `rw=erase`"),
         ("[j]\nbs=4q\n", "x.fio:2: `bs=4q`"),
         ("[j]\nrandom_distribution=zoned:50/5:30/15\n", "random_distribution"),
         ("[j]\ntime_based\n", "no runtime"),
@@ -84,6 +84,58 @@ fn bad_values_name_file_line_and_option() {
 
 fn stream(text: &str, capacity: u64) -> FioWorkload {
     FioWorkload::new(parse(text, "t.fio", capacity, false).unwrap(), 4096, 1)
+}
+
+#[test]
+fn trim_jobs_trim_their_region_sequentially_or_at_random() {
+    let mut workload = stream("[j]\nrw=trim\nbs=4k,4k,64k\nsize=1m\n", GIB);
+    let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
+    assert_eq!(ios.len(), 16, "1 MiB in 64 KiB trims (the third bs value)");
+    assert!(ios
+        .iter()
+        .enumerate()
+        .all(|(i, io)| io.trim && !io.is_read && io.offset == i as u64 * 65536 && io.length == 65536));
+    let mut workload = stream("[j]\nrw=randtrim\nsize=1m\nnumber_ios=200\n", GIB);
+    let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
+    assert_eq!(ios.len(), 200);
+    assert!(ios
+        .iter()
+        .all(|io| io.trim && io.offset % 4096 == 0 && io.offset < 1 << 20));
+    let sequential = ios
+        .windows(2)
+        .filter(|pair| pair[1].offset == pair[0].offset + 4096)
+        .count();
+    assert!(
+        sequential < 20,
+        "random offsets: {sequential} of 199 steps were sequential"
+    );
+}
+
+#[test]
+fn trimwrite_trims_a_block_then_writes_the_same_block() {
+    // fio HOWTO: "trims alternating with writes, with trims preceding writes to the same
+    // locations at their respective block sizes". A 16 KiB trim is followed by four 4 KiB writes.
+    let mut workload = stream("[j]\nrw=trimwrite\nbs=4k,4k,16k\nsize=64k\n", GIB);
+    let ios: Vec<(bool, u64, u64)> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO))
+        .map(|io| (io.trim, io.offset, io.length))
+        .collect();
+    let mut expected = Vec::new();
+    for block in 0..2u64 {
+        expected.push((true, block * 16384, 16384));
+        for write in 0..4u64 {
+            expected.push((false, block * 16384 + write * 4096, 4096));
+        }
+    }
+    assert_eq!(&ios[..10], &expected[..], "{ios:?}");
+    let file = parse("[j]\nrw=randtrimwrite\nnumber_ios=100\n", "t.fio", GIB, false).unwrap();
+    let mut workload = FioWorkload::new(file, 4096, 1);
+    let ios: Vec<FioIo> = std::iter::from_fn(|| workload.next_io(0, Time::ZERO)).collect();
+    for pair in ios.chunks(2) {
+        assert!(
+            pair[0].trim && !pair[1].trim && pair[1].offset == pair[0].offset,
+            "{pair:?}"
+        );
+    }
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! Units: `time` in **seconds** (decimal, ns resolution) since the trace started; `sector` and
 //! `sectors` in **512 B sectors**. The action selected by `blkparse_event` (`Q` queued or `C`
 //! completed) is a request; other actions, events without data (flushes, `sector + 0`) and the
-//! summary blkparse prints at the end are skipped. RWBS: `R` read, `W` write; `D` (discard) and
-//! others are skipped. The device for `devices` filtering is `major * 256 + minor`.
+//! summary blkparse prints at the end are skipped. RWBS: `D` discard (a trim; `DS`, `WD` and
+//! other flags beside it too), `R` read, `W` write; others are skipped. The device for `devices` filtering is `major * 256 + minor`.
 
 use super::fields::{decimal_scaled, integer};
 use super::record::TraceRecord;
@@ -39,10 +39,12 @@ pub fn parse(line: &str, action: char) -> Result<Option<TraceRecord>, String> {
         return Ok(None);
     }
     let rwbs = fields.next().ok_or("missing RWBS flags")?;
-    let is_read = if rwbs.contains('R') {
-        true
+    let (is_read, trim) = if rwbs.contains('D') {
+        (false, true)
+    } else if rwbs.contains('R') {
+        (true, false)
     } else if rwbs.contains('W') {
-        false
+        (false, false)
     } else {
         return Ok(None);
     };
@@ -66,6 +68,7 @@ pub fn parse(line: &str, action: char) -> Result<Option<TraceRecord>, String> {
             .and_then(|device| u32::try_from(device).ok())
             .ok_or_else(|| "device number too large".to_string())?,
         is_read,
+        trim,
         offset: sector
             .checked_mul(SECTOR_BYTES)
             .ok_or_else(|| format!("sector {sector} is too large"))?,

@@ -28,6 +28,7 @@ pub fn parse(line: &str, time_unit_ns: u64) -> Result<Option<TraceRecord>, Strin
         time_ns,
         device: u32::try_from(device).map_err(|_| format!("device {device} is too large"))?,
         is_read: flags & 1 == 1,
+        trim: false,
         offset: lba
             .checked_mul(SECTOR_BYTES)
             .ok_or_else(|| format!("lba {lba} is too large"))?,

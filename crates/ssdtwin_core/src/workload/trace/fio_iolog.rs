@@ -5,8 +5,8 @@
 //! **microseconds** (fio HOWTO, "Trace file format"), so a request's time is the sum of the waits
 //! before it. Version 3 lines: `timestamp filename action [offset [length]]`, the timestamp in
 //! **microseconds** since the log started (fio's `iolog.c` writes `utime_since_now()`; the HOWTO
-//! does not say). Offsets and lengths are in **bytes**. Actions `read` and `write` are requests;
-//! `add`, `open`, `close`, `sync`, `datasync` and `trim` are skipped. The device for `devices`
+//! does not say). Offsets and lengths are in **bytes**. Actions `read`, `write` and `trim` are
+//! requests; `add`, `open`, `close`, `sync` and `datasync` are skipped. The device for `devices`
 //! filtering is the file's index in order of `add` (0 first).
 
 use super::fields::integer;
@@ -45,9 +45,10 @@ impl Iolog {
         };
         let file = fields.next().ok_or("missing file name")?;
         let action = fields.next().ok_or("missing action")?;
-        let is_read = match action {
-            "read" => true,
-            "write" => false,
+        let (is_read, trim) = match action {
+            "read" => (true, false),
+            "write" => (false, false),
+            "trim" => (false, true),
             "wait" => {
                 let wait = integer(fields.next(), "wait (us)")?;
                 self.clock_us = self.clock_us.saturating_add(wait);
@@ -59,7 +60,7 @@ impl Iolog {
                 }
                 return Ok(None);
             }
-            "open" | "close" | "sync" | "datasync" | "trim" => return Ok(None),
+            "open" | "close" | "sync" | "datasync" => return Ok(None),
             other => return Err(format!("unknown action `{other}`")),
         };
         let offset = integer(fields.next(), "offset (bytes)")?;
@@ -75,6 +76,7 @@ impl Iolog {
                 .ok_or_else(|| format!("time {time_us} us is too large"))?,
             device,
             is_read,
+            trim,
             offset,
             length,
         }))

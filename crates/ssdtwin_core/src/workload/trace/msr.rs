@@ -37,6 +37,7 @@ pub fn parse(line: &str) -> Result<Option<TraceRecord>, String> {
         time_ns,
         device: u32::try_from(device).map_err(|_| format!("disk number {device} is too large"))?,
         is_read,
+        trim: false,
         offset,
         length,
     }))

@@ -9,6 +9,8 @@ pub struct TraceRecord {
     /// Device, disk or ASU number, for filtering.
     pub device: u32,
     pub is_read: bool,
+    /// A trim (discard) of the range; `is_read` is false.
+    pub trim: bool,
     /// Start address [bytes].
     pub offset: u64,
     /// Length [bytes].

@@ -33,6 +33,7 @@ pub fn parse(line: &str) -> Result<Option<TraceRecord>, String> {
         time_ns,
         device: u32::try_from(asu).map_err(|_| format!("ASU {asu} is too large"))?,
         is_read,
+        trim: false,
         offset: lba
             .checked_mul(BLOCK_BYTES)
             .ok_or_else(|| format!("LBA {lba} is too large"))?,
