@@ -15,6 +15,7 @@ mod channel_bound;
 mod channel_timing;
 mod codewords;
 mod determinism;
+mod drain;
 mod dram;
 mod ftl_invariants;
 mod ftl_properties;

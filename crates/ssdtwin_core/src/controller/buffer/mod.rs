@@ -170,6 +170,12 @@ impl WriteBuffer {
         self.queued > 0 && self.used >= self.threshold
     }
 
+    /// Flushing goes on until no write waits, whatever the fill level (the drain at the end of
+    /// a run).
+    pub fn flush_all(&mut self) {
+        self.threshold = 1;
+    }
+
     /// The next write to flush, now in flight.
     pub fn pop(&mut self) -> Option<Entry> {
         let entry = self.order.pop()?;
