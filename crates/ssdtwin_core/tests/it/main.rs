@@ -157,6 +157,12 @@ pub fn run(scenario: &Scenario) -> Report {
     ssdtwin_core::run(scenario, &mut |_| true).unwrap_or_else(|error| panic!("run failed: {error}"))
 }
 
+/// The end of the run's flash work [s of simulated time]: the last host completion plus the drain
+/// (`report.drain`), where the energy, the time series and the thermal model end.
+pub fn drained_end_s(report: &Report) -> f64 {
+    report.simulated_time_s + report.drain.as_ref().map_or(0.0, |drain| drain.time_s)
+}
+
 /// Number of page types of the scenario's cell (SLC 1 ... QLC 4).
 pub fn page_types(scenario: &Scenario) -> usize {
     let cell: CellType = scenario.flash.cell;
