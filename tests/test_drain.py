@@ -22,9 +22,9 @@ def summary(data: dict) -> str:
 
 
 def test_summary_line_gives_the_drains_time_energy_and_work():
-    drain = {"time_s": 0.00207, "energy_j": 0.01234, "programs": 24, "gc_programs": 0, "erases": 1}
+    drain = {"time_s": 0.00207, "energy_j": 0.01234, "programs_completed": 24, "erases_completed": 1}
     text = summary({"drain": {**drain, "complete": True}})
-    assert "Drain: 2.07 ms after the last completion, 0.0123 J, 24 programs, 0 GC programs, 1 erases" in text
+    assert "Drain: 2.07 ms after the last completion, 0.0123 J, 24 programs and 1 erases completed" in text
     assert "stopped before its end" not in text
     assert "stopped before its end" in summary({"drain": {**drain, "complete": False}})
     assert "Drain:" not in summary({})
@@ -36,9 +36,9 @@ def test_a_write_run_drains_and_keeps_its_iops():
     drain = drained["drain"]
     assert drain["complete"]
     assert drain["time_s"] > 0
-    assert drain["programs"] > 0
+    assert drain["programs_completed"] > 0
     assert "drain" not in cut
     for field in ("host_ios", "iops", "bandwidth_mib_s", "simulated_time_s", "latency_us"):
         assert drained[field] == cut[field], field
-    assert drained["flash"]["programs"] == cut["flash"]["programs"] + drain["programs"]
+    assert drained["flash"]["programs"] == cut["flash"]["programs"] + drain["flash"]["programs"]
     assert abs(drained["energy_j"]["total"] - cut["energy_j"]["total"] - drain["energy_j"]) < 1e-9

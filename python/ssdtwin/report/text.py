@@ -114,9 +114,8 @@ def print_summary(report: Report, console: Console) -> None:
 
 
 def drain_line(data: Mapping[str, Any]) -> str | None:
-    """'Drain: 2.07 ms after the last completion, 0.0123 J, 24 programs, 0 GC programs, 0 erases
-    (in the counters, energy and average power; not in IOPS)', when the run drained
-    (`report.drain`)."""
+    """'Drain: 2.07 ms after the last completion, 0.0123 J, 24 programs and 1 erases completed (in
+    the counters, energy and average power; not in IOPS)', when the run drained (`report.drain`)."""
     drain = data.get("drain")
     if not isinstance(drain, Mapping):
         return None
@@ -125,9 +124,8 @@ def drain_line(data: Mapping[str, Any]) -> str | None:
     return (
         f"Drain: {format_value(time_ms, '{:.6g}')} ms after the last completion, "
         f"{format_value(drain.get('energy_j'), '{:.3g}')} J, "
-        f"{format_value(drain.get('programs'), '{:,}')} programs, "
-        f"{format_value(drain.get('gc_programs'), '{:,}')} GC programs, "
-        f"{format_value(drain.get('erases'), '{:,}')} erases{incomplete} "
+        f"{format_value(drain.get('programs_completed'), '{:,}')} programs and "
+        f"{format_value(drain.get('erases_completed'), '{:,}')} erases completed{incomplete} "
         "(in the counters, energy and average power; not in IOPS)"
     )
 

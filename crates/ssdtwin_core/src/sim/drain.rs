@@ -21,6 +21,7 @@ use crate::base::event::Event;
 use crate::base::time::Time;
 use crate::controller::drain::DrainStart;
 use crate::controller::tally::Tally;
+use crate::metrics::report::FlashCounters;
 use crate::observe::Context;
 
 /// The report's `drain` block (present when `report.drain` is on).
@@ -38,14 +39,14 @@ pub struct DrainReport {
     /// Acknowledged host units not yet in a program at the last host completion (waiting in the
     /// write buffer, or in the open page) [mapping units].
     pub unplaced_units: u64,
-    /// Operations started during the drain (the queued ones among them), as `flash.*` counts them.
-    pub programs: u64,
-    pub gc_programs: u64,
-    pub mapping_programs: u64,
-    pub gc_reads: u64,
-    pub erases: u64,
-    /// Program suspensions that ended during the drain (the program resumed and completed).
+    /// Program operations (any stream; a multi-plane program once) whose array phase ended during
+    /// the drain, the suspended ones among them, and erases likewise.
+    pub programs_completed: u64,
     pub suspended_programs_completed: u64,
+    pub erases_completed: u64,
+    /// What the report's `flash` counters gained during the drain (they count an operation when it
+    /// starts, so a program running or suspended at the last completion is not in here).
+    pub flash: FlashCounters,
     /// The drain did all its work (false only if the drive stopped making progress first).
     pub complete: bool,
 }
@@ -72,7 +73,6 @@ impl Simulation {
         let start = self.now;
         let energies = self.observers.power.energies_now(start);
         let tally: Tally = self.controller.tally.clone();
-        let suspended_before = suspended_programs_completed(&tally);
         let (held_units, dirty_pages) = {
             let dram = self.controller.dram();
             (
@@ -108,6 +108,7 @@ impl Simulation {
         let complete = self.controller.drained();
         let after = self.observers.power.energies_now(end);
         let since = tally_since(&self.controller.tally, &tally);
+        let completed = |histogram: &[u64]| -> u64 { histogram.iter().sum() };
         Some(Drained {
             start,
             end,
@@ -117,21 +118,14 @@ impl Simulation {
                 nand_energy_j: after[0] - energies[0],
                 pending_operations: operations,
                 unplaced_units,
-                programs: since.programs,
-                gc_programs: since.gc_programs,
-                mapping_programs: since.mapping_programs,
-                gc_reads: since.gc_reads,
-                erases: since.erases,
-                suspended_programs_completed: suspended_programs_completed(&self.controller.tally) - suspended_before,
+                programs_completed: completed(&since.suspend.per_program),
+                suspended_programs_completed: completed(since.suspend.per_program.get(1..).unwrap_or(&[])),
+                erases_completed: completed(&since.suspend.per_erase),
+                flash: super::gather::flash_counters(&since),
                 complete,
             },
             held_units,
             dirty_pages,
         })
     }
-}
-
-/// Programs completed after one suspension or more.
-fn suspended_programs_completed(tally: &Tally) -> u64 {
-    tally.suspend.per_program.iter().skip(1).sum()
 }

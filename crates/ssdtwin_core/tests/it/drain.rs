@@ -91,7 +91,8 @@ fn a_suspended_program_is_counted_with_its_whole_time_and_energy_after_the_drain
     );
     let drain = drained.drain.as_ref().expect("a drain block with report.drain on");
     assert!(drain.complete);
-    assert_eq!(drain.suspended_programs_completed, 1);
+    assert_eq!((drain.programs_completed, drain.suspended_programs_completed), (1, 1));
+    assert_eq!(drain.flash.programs, 0, "counted when it started, before the drain");
     assert!(drain.pending_operations >= 1, "the suspended program was pending");
     // Without the drain the run ends at the read's completion, with the program still suspended.
     assert!(cut.suspend.per_program.is_empty() && cut.suspend.mean_program_time_us == 0.0);
@@ -137,7 +138,7 @@ fn a_one_program_trace_reports_the_configured_program_time() {
     );
     let drain = report.drain.as_ref().unwrap();
     assert_eq!(drain.unplaced_units, 1);
-    assert_eq!(drain.programs, planes);
+    assert_eq!((drain.flash.programs, drain.programs_completed), (planes, 1));
 
     let (_, cut) = trace_run(
         "drain-one-program-off",
@@ -199,9 +200,16 @@ fn the_drain_leaves_host_visible_figures_alone_and_adds_its_work_to_the_counters
     assert_eq!(drained.workload, cut.workload);
     let drain = drained.drain.as_ref().unwrap();
     assert!(drain.complete && drain.time_s > 0.0 && drain.pending_operations > 0);
-    assert_eq!(drained.flash.programs, cut.flash.programs + drain.programs);
-    assert_eq!(drained.flash.gc_programs, cut.flash.gc_programs + drain.gc_programs);
-    assert_eq!(drained.flash.erases, cut.flash.erases + drain.erases);
+    assert_eq!(drained.flash.programs, cut.flash.programs + drain.flash.programs);
+    assert_eq!(
+        drained.flash.gc_programs,
+        cut.flash.gc_programs + drain.flash.gc_programs
+    );
+    assert_eq!(drained.flash.erases, cut.flash.erases + drain.flash.erases);
+    // Every program running, suspended or queued at the end completed.
+    let completed = |report: &Report| report.suspend.per_program.iter().sum::<u64>();
+    assert_eq!(completed(&drained), completed(&cut) + drain.programs_completed);
+    assert!(drain.programs_completed > 0);
     assert!((drained.energy_j.total - cut.energy_j.total - drain.energy_j).abs() < 1e-9);
     // Average power is over the run and its drain.
     let seconds = drained.simulated_time_s + drain.time_s;
