@@ -30,7 +30,7 @@ pub fn suspend_report(tally: &SuspendTally) -> SuspendReport {
     }
 }
 
-pub(super) fn flash_counters(tally: &Tally) -> FlashCounters {
+fn flash_counters(tally: &Tally) -> FlashCounters {
     let (mapping_reads, mapping_programs) = (tally.mapping_reads, tally.mapping_programs);
     FlashCounters {
         reads: tally.reads,
