@@ -40,7 +40,9 @@ def test_timeseries_is_a_dataframe_that_integrates_to_the_energy(report):
     assert isinstance(frame, pandas.DataFrame)
     assert tuple(frame.columns) == TIMESERIES_COLUMNS
     assert len(frame) > 10
-    lengths = frame["time_s"].diff().shift(-1).fillna(report.simulated_time_s - frame["time_s"].iloc[-1])
+    # The series ends with the run's flash work: the last host completion plus the drain.
+    end = report.simulated_time_s + (report.to_dict().get("drain") or {}).get("time_s", 0.0)
+    lengths = frame["time_s"].diff().shift(-1).fillna(end - frame["time_s"].iloc[-1])
     assert lengths.iloc[0] == pytest.approx(200e-6)
     integral = (frame["power_w.total"] * lengths).sum()
     assert integral == pytest.approx(report.energy_j["total"], rel=1e-6)

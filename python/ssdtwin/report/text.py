@@ -71,7 +71,7 @@ def print_summary(report: Report, console: Console) -> None:
         overview.add_row("Trimmed units", format_value(trimmed, "{:,}"))
     console.print(overview)
     console.print(HOL_NOTE, markup=False, soft_wrap=True)
-    for line in (warmup_line(data), variability_line(data), steady_line(data)):
+    for line in (warmup_line(data), drain_line(data), variability_line(data), steady_line(data)):
         if line:
             console.print(line, markup=False, soft_wrap=True)
 
@@ -114,6 +114,23 @@ def print_summary(report: Report, console: Console) -> None:
     print_dram(data, console)
     if isinstance(data.get("reliability"), Mapping):
         print_reliability(data["reliability"], console)
+
+
+def drain_line(data: Mapping[str, Any]) -> str | None:
+    """'Drain: 2.07 ms after the last completion, 0.0123 J, 24 programs and 1 erases completed (in
+    the counters, energy and average power; not in IOPS)', when the run drained (`report.drain`)."""
+    drain = data.get("drain")
+    if not isinstance(drain, Mapping):
+        return None
+    time_ms = drain.get("time_s") * 1e3 if isinstance(drain.get("time_s"), (int, float)) else None
+    incomplete = "" if drain.get("complete", True) else ", stopped before its end (no progress)"
+    return (
+        f"Drain: {format_value(time_ms, '{:.6g}')} ms after the last completion, "
+        f"{format_value(drain.get('energy_j'), '{:.3g}')} J, "
+        f"{format_value(drain.get('programs_completed'), '{:,}')} programs and "
+        f"{format_value(drain.get('erases_completed'), '{:,}')} erases completed{incomplete} "
+        "(in the counters, energy and average power; not in IOPS)"
+    )
 
 
 def print_dram(data: Mapping[str, Any], console: Console) -> None:

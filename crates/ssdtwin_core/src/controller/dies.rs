@@ -341,6 +341,9 @@ impl Controller {
                 self.try_start(pending_die, cx);
             }
         }
+        if self.draining {
+            self.program_open_page(cx);
+        }
         self.admit(cx);
     }
 }

@@ -52,7 +52,7 @@ impl Controller {
     }
 
     pub(super) fn start_gc<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
-        if self.gc[plane as usize].victim != NONE {
+        if self.gc[plane as usize].victim != NONE || self.gc_held() {
             return;
         }
         if let Some(victim) = self.ftl.take_victim(plane) {
@@ -88,6 +88,10 @@ impl Controller {
     /// Keeps as many page reads of the victim in flight as its pacing allows (at most
     /// `GC_READ_WINDOW`); erases it when copied.
     fn issue_gc_reads<O: Observer>(&mut self, plane: u32, cx: &mut Context<O>) {
+        if self.gc_held() {
+            // The run's drain: the reads in flight finish, nothing new starts (`drain.rs`).
+            return;
+        }
         let die = plane / self.geometry.planes_per_die;
         let units_per_page = self.geometry.units_per_page;
         loop {

@@ -13,7 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
-//! `pacing.rs` (when GC work may run), `trim.rs` (host trims),
+//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `drain.rs` (the end of a run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -21,6 +21,7 @@ mod array;
 pub mod buffer;
 mod bus;
 mod dies;
+pub mod drain;
 pub mod dram;
 pub mod flush;
 mod gc;
@@ -101,6 +102,8 @@ pub struct Controller {
     relocations: Vec<(u32, ops::Relocation)>,
     /// Blocks relocated by static wear leveling.
     pub wear_relocations: u64,
+    /// The host is done and the run drains (`drain.rs`).
+    draining: bool,
 }
 
 impl Controller {
@@ -166,6 +169,7 @@ impl Controller {
             reliability: None,
             relocations: Vec::new(),
             wear_relocations: 0,
+            draining: false,
             geometry,
             timing,
             ftl,

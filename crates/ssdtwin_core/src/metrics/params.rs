@@ -1,5 +1,6 @@
 //! Parameters of the report's own figures (`[report]`): the windows its variability and
-//! steady-state check are computed over (`metrics/steady.rs`).
+//! steady-state check are computed over (`metrics/steady.rs`), and whether the run drains the
+//! flash work left at its end (`sim/drain.rs`).
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -7,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::time::Duration;
 
 /// `[report]`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema, PartialEq)]
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct ReportConfig {
     /// Length of the windows of the report's `variability` and `steady_state` (IOPS and bandwidth
@@ -15,4 +16,21 @@ pub struct ReportConfig {
     /// cut into 10 equal windows, so the steady-state check's last 5 are its second half
     /// [duration]. A set length is at least 100us.
     pub steady_window: Duration,
+    /// Drain at the end: after the last host completion the run goes on until the flash work of
+    /// the acknowledged commands is done (programs running, suspended or queued, the write buffer
+    /// and the open page programmed; GC finishes the operations it issued and starts none once the
+    /// host's data is placed), and the report adds it (`drain`) to its counters, energy and average
+    /// power. Host-visible figures (IOPS, bandwidth, latency, `simulated_time_s`) are unchanged.
+    /// `false`: the run ends at the last host completion and that work is cut off. Default true
+    /// [scenario choice; issue 28].
+    pub drain: bool,
+}
+
+impl Default for ReportConfig {
+    fn default() -> Self {
+        ReportConfig {
+            steady_window: Duration::ZERO,
+            drain: true,
+        }
+    }
 }

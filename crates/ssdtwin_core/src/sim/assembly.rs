@@ -262,14 +262,18 @@ impl Simulation {
             + self.controller.dram().map_or(0, |dram| dram.state_bytes())
     }
 
-    /// Preconditions the drive and runs the workload to completion.
+    /// Preconditions the drive, runs the workload to completion and drains what the host's
+    /// commands left (`report.drain`, `drain.rs`).
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
         let started = std::time::Instant::now();
         self.precondition(progress)?;
         self.age_blocks();
         let precondition_wall = started.elapsed() + self.prepared_wall;
         self.run_workload(progress)?;
-        let end = self.observers.metrics.last_completion;
+        let drained = self.drain();
+        let end = drained
+            .as_ref()
+            .map_or(self.observers.metrics.last_completion, |drained| drained.end);
         let thermal = self.finish_thermal(end);
         let power = self.observers.power.finish(end);
         Ok(self.report(
@@ -277,6 +281,7 @@ impl Simulation {
             precondition_wall,
             power,
             thermal,
+            drained,
         ))
     }
 

@@ -1,6 +1,7 @@
 //! The report of a run, gathered from the components' tallies and the observers' figures.
 
 use super::baseline::Measured;
+use super::drain::Drained;
 use super::observers::ThermalFigures;
 use super::report::{Report, WarmupReport};
 use super::Simulation;
@@ -94,6 +95,7 @@ impl Simulation {
             throttle,
             columns,
         }: ThermalFigures,
+        drained: Option<Drained>,
     ) -> Report {
         if !timeseries.is_empty() {
             for (name, values) in columns {
@@ -106,9 +108,11 @@ impl Simulation {
         }
         let metrics = &self.observers.metrics;
         let measured = self.measured();
-        let (power_w, energy_j) = self.measured_power(power_w, energy_j);
         // Rates over the measured run: from the end of the warm-up (time 0 without one).
         let simulated = metrics.measured_seconds();
+        // Flash work, energy and average power over the measured run and its drain.
+        let drain_s = drained.as_ref().map_or(0.0, |drained| drained.report.time_s);
+        let (power_w, energy_j) = self.measured_power(power_w, energy_j, simulated + drain_s);
         let per_second = |value: f64| if simulated > 0.0 { value / simulated } else { 0.0 };
         // Each command's latency is recorded once, in its job; the drive's are their union.
         let merge = |is_read: bool| {
@@ -128,8 +132,8 @@ impl Simulation {
         };
         let dies = &self.controller.dies;
         let busy: Duration = measured.die_busy;
-        let die_utilization = if simulated > 0.0 {
-            busy.as_secs_f64() / (simulated * dies.len() as f64)
+        let die_utilization = if simulated + drain_s > 0.0 {
+            busy.as_secs_f64() / ((simulated + drain_s) * dies.len() as f64)
         } else {
             0.0
         };
@@ -138,7 +142,16 @@ impl Simulation {
         // The simulator's speed counts every command it simulated, the warm-up's too.
         let simulated_ios = metrics.completed + metrics.warmup_completed;
         let run_wall = (wall - precondition_wall).as_secs_f64();
-        let (buffer, mapping_cache) = self.dram_reports();
+        let (mut buffer, mut mapping_cache) = self.dram_reports();
+        if let Some(drained) = &drained {
+            // The figures "at the end" stay those of the host's run (before the drain).
+            if let (Some(buffer), Some(held)) = (buffer.as_mut(), drained.held_units) {
+                buffer.held_units = held;
+            }
+            if let (Some(mapping), Some(dirty)) = (mapping_cache.as_mut(), drained.dirty_pages) {
+                mapping.dirty_pages = dirty;
+            }
+        }
         let (variability, steady_state) = metrics.windows.report();
         let plp_on = self.scenario.plp.enabled || !self.scenario.power_loss.at.is_empty();
         let rate = |seconds: f64| {
@@ -186,6 +199,7 @@ impl Simulation {
                 commands: metrics.warmup_completed,
                 time_s: base.at.as_secs_f64(),
             }),
+            drain: drained.map(|drained| drained.report),
             variability,
             steady_state,
             workload: WorkloadReport {

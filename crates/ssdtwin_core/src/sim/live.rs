@@ -178,7 +178,7 @@ impl LiveSimulation {
         let end = simulation.observers.metrics.last_completion;
         let thermal = simulation.finish_thermal(end);
         let power = simulation.observers.power.finish(end);
-        simulation.report(self.started.elapsed(), self.precondition_wall, power, thermal)
+        simulation.report(self.started.elapsed(), self.precondition_wall, power, thermal, None)
     }
 
     fn handle_next(&mut self) {

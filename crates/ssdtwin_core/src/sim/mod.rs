@@ -9,6 +9,7 @@
 //! children, so they may import it without a cycle.
 mod assembly;
 mod baseline;
+pub mod drain;
 mod engine;
 mod gather;
 pub mod harness;

@@ -37,6 +37,10 @@ pub struct Report {
     /// The warm-up (`workload.warmup`), when there was one: not in any other figure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub warmup: Option<WarmupReport>,
+    /// The drain after the last host completion (`report.drain`): its time, energy and work, which
+    /// the flash counters, energy and average powers include.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub drain: Option<super::drain::DrainReport>,
     /// IOPS and bandwidth per window of the measured run (`report.steady_window`).
     pub variability: Variability,
     /// The SNIA PTS steady-state check on the last 5 windows.

@@ -96,11 +96,12 @@ impl Simulation {
     }
 
     /// Average power and energy of the measured run: the energy since the warm-up's end over the
-    /// time since; peaks stay those of the whole run.
+    /// time since (`seconds`: the measured run and its drain); peaks stay those of the whole run.
     pub(super) fn measured_power(
         &self,
         mut power: PowerReport,
         mut energy: EnergyReport,
+        seconds: f64,
     ) -> (PowerReport, EnergyReport) {
         let Some(base) = &self.baseline else {
             return (power, energy);
@@ -112,7 +113,6 @@ impl Simulation {
         energy.dram -= dram;
         energy.other -= other;
         energy.total -= total;
-        let seconds = self.observers.metrics.measured_seconds();
         let average = |joules: f64| if seconds > 0.0 { joules / seconds } else { 0.0 };
         power.nand_avg = average(energy.nand);
         power.io_bus_avg = average(energy.io_bus);

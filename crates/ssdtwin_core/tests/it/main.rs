@@ -15,6 +15,7 @@ mod channel_bound;
 mod channel_timing;
 mod codewords;
 mod determinism;
+mod drain;
 mod dram;
 mod ftl_invariants;
 mod ftl_properties;
@@ -156,6 +157,12 @@ pub fn scenario_from<S: AsRef<str> + std::fmt::Debug>(base: &str, settings: &[S]
 /// Runs `scenario` to completion.
 pub fn run(scenario: &Scenario) -> Report {
     ssdtwin_core::run(scenario, &mut |_| true).unwrap_or_else(|error| panic!("run failed: {error}"))
+}
+
+/// The end of the run's flash work [s of simulated time]: the last host completion plus the drain
+/// (`report.drain`), where the energy, the time series and the thermal model end.
+pub fn drained_end_s(report: &Report) -> f64 {
+    report.simulated_time_s + report.drain.as_ref().map_or(0.0, |drain| drain.time_s)
 }
 
 /// Number of page types of the scenario's cell (SLC 1 ... QLC 4).

@@ -38,7 +38,7 @@ fn interval_lengths(report: &Report, interval: Duration) -> Vec<f64> {
     (0..series.len())
         .map(|index| {
             if index + 1 == series.len() {
-                report.simulated_time_s - series.time_s[index]
+                super::drained_end_s(report) - series.time_s[index]
             } else {
                 step
             }

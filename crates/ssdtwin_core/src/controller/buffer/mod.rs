@@ -187,6 +187,12 @@ impl WriteBuffer {
         self.queued > 0 && self.used >= self.threshold
     }
 
+    /// Flushing goes on until no write waits, whatever the fill level (the drain at the end of
+    /// a run).
+    pub fn flush_all(&mut self) {
+        self.threshold = 1;
+    }
+
     /// A host trim of `logical` (write-back only): its waiting write, acknowledged before the
     /// trim, is dropped rather than flushed. With write-through the waiting write is not yet
     /// acknowledged: it is unordered with the trim (NVMe orders no overlapping commands) and is
