@@ -6,7 +6,7 @@
 # the difference of the I/Os is the cost of one I/O of the measured run: building the drive and
 # preconditioning it cancel out. The cases are the benchmark's (scripts/bench.sh) on a small
 # drive, 2 channels x 8 dies, 32 blocks of 48 pages per plane, so it runs in seconds under
-# valgrind and the write case reaches its garbage-collection steady state (WAF about 2.65):
+# valgrind and the write case reaches its garbage-collection steady state (WAF about 2.9):
 #   write: 4 KiB random writes, QD 64, steady state, GC running, power on
 #   read:  4 KiB random reads, QD 64, filled drive, power on
 #

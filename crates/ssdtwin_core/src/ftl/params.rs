@@ -141,6 +141,38 @@ pub enum MappingCacheKind {
     Cached,
 }
 
+/// The free-block levels of `paced` GC on a plane (`controller/pacing.rs`, docs/models/ftl.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PacedLevels {
+    /// `G`: `gc_threshold` in blocks (at least 2) [blocks].
+    pub start: usize,
+    /// `S`: a plane takes victims below it: `gc_stop_threshold` in blocks, or `G`; at least
+    /// `F + 3`, since a plane's open blocks and victim move it by up to two blocks below `S` and
+    /// the catch-up starts below `S - 2` [blocks].
+    pub stop: usize,
+    /// `F`: below it copying runs unpaced: `max(3, gc_urgent_threshold in blocks)` [blocks].
+    pub foreground: usize,
+}
+
+impl FtlConfig {
+    /// The `paced` levels on a plane of `blocks_per_plane` blocks.
+    pub fn paced_levels(&self, blocks_per_plane: u32) -> PacedLevels {
+        let blocks = f64::from(blocks_per_plane);
+        let start = ((self.gc_threshold * blocks).ceil() as usize).max(2);
+        let foreground = ((self.gc_urgent_threshold * blocks).ceil() as usize).max(3);
+        let stop = if self.gc_stop_threshold > 0.0 {
+            ((self.gc_stop_threshold * blocks).ceil() as usize).max(start + 1)
+        } else {
+            start
+        };
+        PacedLevels {
+            start,
+            stop: stop.max(foreground + 3),
+            foreground,
+        }
+    }
+}
+
 impl Default for FtlConfig {
     fn default() -> Self {
         FtlConfig {
