@@ -148,7 +148,9 @@ pub struct PacedLevels {
     pub start: usize,
     /// `S`: a plane takes victims below it: `gc_stop_threshold` in blocks, or `G`; at least
     /// `F + 3`, since a plane's open blocks and victim move it by up to two blocks below `S` and
-    /// the catch-up starts below `S - 2` [blocks].
+    /// the catch-up starts below `S - 2`, but that floor no higher than one block below the
+    /// plane's over-provisioned blocks (a plane of 16 blocks at 30% has 4: it cannot hold 6 free,
+    /// and its GC runs in the foreground) [blocks].
     pub stop: usize,
     /// `F`: below it copying runs unpaced: `max(3, gc_urgent_threshold in blocks)` [blocks].
     pub foreground: usize,
@@ -165,9 +167,10 @@ impl FtlConfig {
         } else {
             start
         };
+        let spare = (self.over_provisioning * blocks).floor() as usize;
         PacedLevels {
             start,
-            stop: stop.max(foreground + 3),
+            stop: stop.max((foreground + 3).min(spare.saturating_sub(1))),
             foreground,
         }
     }
