@@ -148,9 +148,9 @@ pub struct PacedLevels {
     pub start: usize,
     /// `S`: a plane takes victims below it: `gc_stop_threshold` in blocks, or `G`; at least
     /// `F + 3`, since a plane's open blocks and victim move it by up to two blocks below `S` and
-    /// the catch-up starts below `S - 2`, but that floor no higher than one block below the
-    /// plane's over-provisioned blocks (a plane of 16 blocks at 30% has 4: it cannot hold 6 free,
-    /// and its GC runs in the foreground) [blocks].
+    /// the catch-up starts below `S - 2`; that floor only where the plane's over-provisioned
+    /// blocks exceed it (a plane of 16 blocks at 30% has 4: it keeps `G` and its GC runs mostly
+    /// in the foreground, where a higher level would cost it most of its spare space) [blocks].
     pub stop: usize,
     /// `F`: below it copying runs unpaced: `max(3, gc_urgent_threshold in blocks)` [blocks].
     pub foreground: usize,
@@ -168,9 +168,10 @@ impl FtlConfig {
             start
         };
         let spare = (self.over_provisioning * blocks).floor() as usize;
+        let floor = if foreground + 3 < spare { foreground + 3 } else { 0 };
         PacedLevels {
             start,
-            stop: stop.max((foreground + 3).min(spare.saturating_sub(1))),
+            stop: stop.max(floor),
             foreground,
         }
     }
