@@ -140,7 +140,7 @@ impl Ftl {
             gc_open: vec![None; planes as usize],
             gc_trigger,
             precondition_trigger: match config.gc_pacing {
-                params::GcPacingKind::Paced => config.paced_levels(geometry.blocks_per_plane).stop - 1,
+                params::GcPacingKind::Paced => (config.paced_levels(geometry.blocks_per_plane).stop - 1).max(2),
                 params::GcPacingKind::Threshold => gc_trigger,
             },
             gc_urgent,

@@ -225,7 +225,7 @@ pub(super) fn ftl(ftl: &FtlConfig, flash: &FlashConfig) -> Result<(), ConfigErro
         "ftl.gc_stop_threshold",
         ftl.gc_stop_threshold,
         &format!(
-            "0 (one block above ftl.gc_threshold) or more than ftl.gc_threshold ({}) and less than ftl.over_provisioning ({})",
+            "0 (the level of ftl.gc_threshold) or more than ftl.gc_threshold ({}) and less than ftl.over_provisioning ({})",
             ftl.gc_threshold, ftl.over_provisioning
         ),
     )?;
