@@ -3,19 +3,26 @@
 use super::*;
 use crate::flash::params::FlashConfig;
 
-#[test]
-fn a_victim_stops_being_its_streams_open_block() {
+/// A default FTL over one plane of 8 blocks of `pages_per_block` 16 KiB pages (4 KiB units), for
+/// the FTL's unit tests.
+pub(super) fn one_plane(pages_per_block: u32) -> (Ftl, Geometry) {
     let flash = FlashConfig {
         channels: 1,
         dies_per_chip: 1,
         planes_per_die: 1,
         blocks_per_plane: 8,
-        pages_per_block: 2,
+        pages_per_block,
         ..FlashConfig::default()
     };
     let config = FtlConfig::default();
     let geometry = Geometry::new(&flash, config.mapping_unit);
-    let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+    let ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+    (ftl, geometry)
+}
+
+#[test]
+fn a_victim_stops_being_its_streams_open_block() {
+    let (mut ftl, geometry) = one_plane(2);
     // Fill one user block and program it: it closes but stays the user stream's open block.
     let mut logical = 0;
     let mut user_block = NONE;

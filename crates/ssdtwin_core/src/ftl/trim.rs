@@ -21,28 +21,14 @@ impl Ftl {
 
 #[cfg(test)]
 mod tests {
-    use crate::base::rng::Rng;
-    use crate::flash::geometry::Geometry;
-    use crate::flash::params::FlashConfig;
     use crate::ftl::mapping::NONE;
-    use crate::ftl::params::FtlConfig;
     use crate::ftl::types::Stream;
     use crate::ftl::Ftl;
 
     /// A one-plane FTL with units 0..4 written on the first page of a block (4 KiB units,
     /// 16 KiB pages): (ftl, block).
     fn one_page_written() -> (Ftl, u32) {
-        let flash = FlashConfig {
-            channels: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 4,
-            ..FlashConfig::default()
-        };
-        let config = FtlConfig::default();
-        let geometry = Geometry::new(&flash, config.mapping_unit);
-        let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+        let (mut ftl, geometry) = crate::ftl::tests::one_plane(4);
         let (block, page) = ftl.allocate_page(0, Stream::User);
         for slot in 0..geometry.units_per_page {
             ftl.place(slot, geometry.unit_address(block, page, slot), Stream::User);

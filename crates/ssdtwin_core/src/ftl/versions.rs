@@ -90,25 +90,11 @@ impl Ftl {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::base::rng::Rng;
-    use crate::flash::geometry::Geometry;
-    use crate::flash::params::FlashConfig;
-    use crate::ftl::params::FtlConfig;
     use crate::ftl::types::Stream;
 
     /// A one-plane FTL with `logical` written twice, on two pages: (ftl, first home, second home).
     fn written_twice(logical: u32) -> (Ftl, u32, u32) {
-        let flash = FlashConfig {
-            channels: 1,
-            dies_per_chip: 1,
-            planes_per_die: 1,
-            blocks_per_plane: 8,
-            pages_per_block: 4,
-            ..FlashConfig::default()
-        };
-        let config = FtlConfig::default();
-        let geometry = Geometry::new(&flash, config.mapping_unit);
-        let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+        let (mut ftl, geometry) = crate::ftl::tests::one_plane(4);
         let mut homes = Vec::new();
         for _ in 0..2 {
             let (block, page) = ftl.allocate_page(0, Stream::User);
