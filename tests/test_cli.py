@@ -218,10 +218,12 @@ def test_summary_header_tells_the_drive_size_and_preconditioning_apart():
 
 
 def test_summary_explains_head_of_line_blocking():
-    text = summary(queues={"hol_events": 60, "die_utilization": 0.4})
+    text = summary(queues={"hol_events": 60, "gc_write_holds": 7, "die_utilization": 0.4})
     assert "HoL" not in text
     assert "Head-of-line blocked admissions" in text
     assert "could not enter the frame buffer or its die queue" in text
+    held = next(line for line in text.splitlines() if "Writes held for GC" in line)
+    assert held.split()[-1] == "7", held
 
 
 def test_summary_lists_mapping_table_traffic_only_with_the_cached_table():

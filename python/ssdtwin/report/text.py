@@ -63,6 +63,7 @@ def print_summary(report: Report, console: Console) -> None:
         ("", format_value(lookup(data, "simulator.end_to_end_ios_per_wall_s"), "{:,.0f} (end to end)")),
         ("WAF", format_value(lookup(data, "waf"), "{:.3f}")),
         (HOL_LABEL, format_value(lookup(data, "queues.hol_events"), "{:,}")),
+        ("Writes held for GC", format_value(lookup(data, "queues.gc_write_holds"), "{:,}")),
         ("Die utilisation", format_value(lookup(data, "queues.die_utilization"), "{:.1%}")),
     ]:
         overview.add_row(label, value)

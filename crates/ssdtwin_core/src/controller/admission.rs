@@ -50,17 +50,18 @@ impl Controller {
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(&transaction) = self.host_queue.front() {
             if self.frame_used >= self.frame_buffer {
-                self.head_of_line_blocked();
+                self.head_of_line_blocked(false);
                 return;
             }
             let command = self.transactions[transaction].command;
+            self.write_held_by_gc = false;
             let admitted = if self.commands[command].is_read {
                 self.admit_read(transaction, cx)
             } else {
                 self.admit_write(transaction, cx)
             };
             if !admitted {
-                self.head_of_line_blocked();
+                self.head_of_line_blocked(self.write_held_by_gc);
                 return;
             }
             self.host_queue.pop_front();
@@ -68,10 +69,15 @@ impl Controller {
         }
     }
 
-    fn head_of_line_blocked(&mut self) {
+    /// The head cannot move: a Head-of-Line event, or (`by_gc`) host writes waiting for GC.
+    fn head_of_line_blocked(&mut self, by_gc: bool) {
         if !self.head_blocked {
             self.head_blocked = true;
-            self.tally.hol_events += 1;
+            if by_gc {
+                self.tally.gc_write_holds += 1;
+            } else {
+                self.tally.hol_events += 1;
+            }
         }
     }
 
@@ -163,16 +169,19 @@ impl Controller {
     /// Opens the next program target in striping order that has room.
     pub(super) fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
         let targets = self.ftl.targets().len();
+        self.write_held_by_gc = false;
         for _ in 0..targets {
             let target = self.ftl.targets()[self.next_target];
             self.next_target = (self.next_target + 1) % targets;
             let planes = target.first_plane..target.first_plane + target.plane_count;
-            if !planes.clone().all(|plane| {
-                self.ftl.can_allocate(plane, Stream::User)
-                    && !self
-                        .pacing
-                        .holds_host_writes(plane, self.gc[plane as usize].victim != NONE)
+            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
+                continue;
+            }
+            if planes.clone().any(|plane| {
+                self.pacing
+                    .holds_host_writes(plane, self.gc[plane as usize].victim != NONE)
             }) {
+                self.write_held_by_gc = true;
                 continue;
             }
             let mut pages = [(0, 0); MAX_PLANES];

@@ -78,6 +78,8 @@ pub struct Controller {
     die_queue_depth: u32,
     buffer_read_time: Duration,
     head_blocked: bool,
+    /// The last write admission failed because its targets' GC holds host writes.
+    write_held_by_gc: bool,
     open_program: Option<OpenProgram>,
     /// A full program waiting for a slot in its die's queue (blocks further writes).
     pending_program: Option<(u32, u32)>,
@@ -155,6 +157,7 @@ impl Controller {
             die_queue_depth: config.die_queue_depth,
             buffer_read_time: config.buffer_read_time,
             head_blocked: false,
+            write_held_by_gc: false,
             open_program: None,
             pending_program: None,
             next_target: 0,

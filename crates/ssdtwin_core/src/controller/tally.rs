@@ -19,8 +19,12 @@ pub struct Tally {
     pub mapping_reads: u64,
     /// Translation pages programmed (write-backs and evictions of dirty pages).
     pub mapping_programs: u64,
-    /// Times the head of the host queue could not move.
+    /// Times the head of the host queue could not move for a full frame buffer or die queue (a
+    /// Head-of-Line event).
     pub hol_events: u64,
+    /// Times it could not move because host writes wait for their planes' GC (`paced`: every
+    /// target it tried owes copying or has no free block, one at least owing copying).
+    pub gc_write_holds: u64,
     pub suspend: SuspendTally,
 }
 

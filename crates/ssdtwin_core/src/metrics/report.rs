@@ -19,6 +19,7 @@ pub struct FlashCounters {
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct QueueReport {
     pub hol_events: u64,
+    pub gc_write_holds: u64,
     pub die_utilization: f64,
 }
 

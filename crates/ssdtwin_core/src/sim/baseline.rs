@@ -49,6 +49,7 @@ pub fn tally_since(now: &Tally, base: &Tally) -> Tally {
         mapping_reads: now.mapping_reads - base.mapping_reads,
         mapping_programs: now.mapping_programs - base.mapping_programs,
         hol_events: now.hol_events - base.hol_events,
+        gc_write_holds: now.gc_write_holds - base.gc_write_holds,
         suspend: SuspendTally {
             program: now.suspend.program - base.suspend.program,
             erase: now.suspend.erase - base.suspend.erase,

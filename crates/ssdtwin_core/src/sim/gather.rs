@@ -181,6 +181,7 @@ impl Simulation {
             waf,
             queues: QueueReport {
                 hol_events: tally.hol_events,
+                gc_write_holds: tally.gc_write_holds,
                 die_utilization: die_utilization.min(1.0),
             },
             suspend: suspend_report(&tally.suspend),

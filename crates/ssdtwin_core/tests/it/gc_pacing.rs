@@ -83,6 +83,13 @@ fn paced_gc_iops_per_100ms_stay_within_20_percent_of_their_mean_after_the_first_
         );
     }
     assert!(report.waf > 1.5, "GC must run throughout (WAF {})", report.waf);
+    // Write-bound, host writes keep catching up with the copying they earned: the head of the
+    // host queue stops for GC (17,801 times here), never for the frame buffer (1,024 slots).
+    assert!(report.queues.gc_write_holds > 1000, "{:?}", report.queues);
+    assert_eq!(report.queues.hol_events, 0);
+    // `threshold` never holds host writes.
+    let threshold = run(&writes(&["ftl.gc_pacing=threshold", "workload.io_count=20000"]));
+    assert_eq!(threshold.queues.gc_write_holds, 0);
 }
 
 /// Free blocks of every plane sampled every `every` of simulated time over `seconds`, under a

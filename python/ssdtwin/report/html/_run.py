@@ -160,6 +160,7 @@ def _summary(report: Mapping[str, Any], config: Mapping[str, Any]) -> str:
             ("WAF", report.get("waf")),
             ("die utilisation", lookup(report, "queues.die_utilization")),
             ("head-of-line blocked admissions", lookup(report, "queues.hol_events")),
+            ("host writes held for GC", lookup(report, "queues.gc_write_holds")),
         ],
         spec={
             "IOPS": "{:,.0f}",
