@@ -4,13 +4,14 @@
 use super::{run, scenario};
 
 /// 70/30 random 4 KiB mix at queue depth 32 after steady preconditioning, on 32 dies of 32 blocks
-/// per plane, under `threshold` GC: every plane starts with the same free space, so GC starts on
-/// all of them at once and the host's IOPS collapse from about 80k to under 10k (the default
-/// scenario's behaviour before paced GC became the default, on a drive small enough for a debug
-/// build).
-fn collapsing_mix() -> ssdtwin_core::Report {
+/// per plane, under `ftl.gc_pacing = pacing`. Under `threshold` every plane starts with the same
+/// free space, so GC starts on all of them at once and the host's IOPS collapse from about 80k to
+/// under 10k (the default scenario's behaviour before paced GC became the default, on a drive
+/// small enough for a debug build).
+fn mix(pacing: &str) -> ssdtwin_core::Report {
+    let pacing = format!("ftl.gc_pacing={pacing}");
     run(&scenario(&[
-        "ftl.gc_pacing=threshold",
+        &pacing,
         "workload.read_fraction=0.7",
         "workload.precondition=steady",
         "host.queue_depth=32",
@@ -23,7 +24,7 @@ fn collapsing_mix() -> ssdtwin_core::Report {
 
 #[test]
 fn snia_check_fails_and_variability_shows_the_dip_when_gc_collapses_iops() {
-    let report = collapsing_mix();
+    let report = mix("threshold");
     assert!(report.flash.erases > 0, "GC must run");
     let variability = &report.variability;
     assert_eq!(variability.windows, 10, "automatic windows: the measured run in 10");
@@ -37,16 +38,8 @@ fn snia_check_fails_and_variability_shows_the_dip_when_gc_collapses_iops() {
 
 #[test]
 fn the_same_mix_under_paced_gc_passes_the_snia_check() {
-    // The mix above with the default pacing: the same GC work spread over the run.
-    let report = run(&scenario(&[
-        "workload.read_fraction=0.7",
-        "workload.precondition=steady",
-        "host.queue_depth=32",
-        "workload.io_count=60000",
-        "flash.channels=4",
-        "flash.dies_per_chip=4",
-        "flash.blocks_per_plane=32",
-    ]));
+    // The same mix under the default pacing: the same GC work spread over the run.
+    let report = mix("paced");
     assert!(report.flash.erases > 0, "GC must run");
     assert_eq!(report.steady_state.passed, Some(true), "{:?}", report.steady_state);
     assert!(
