@@ -33,12 +33,15 @@ fn main() {
     let mut live = LiveSimulation::new(&scenario, &mut |_| true).expect("live session");
     let planes = live.ftl().geometry.planes();
     let blocks = live.ftl().geometry.blocks_per_plane;
-    let start = ((scenario.ftl.gc_threshold * f64::from(blocks)).ceil() as usize).max(2);
-    // Foreground level of `paced` (`controller/pacing.rs`); `threshold` has only `gc_urgent_threshold`.
-    let urgent = (scenario.ftl.gc_urgent_threshold * f64::from(blocks)).ceil() as usize;
+    // The GC start level and the foreground level of `paced` (`FtlConfig::paced_levels`);
+    // `threshold` has only `gc_urgent_threshold`.
+    let levels = scenario.ftl.paced_levels(blocks);
+    let start = levels.start;
     let urgent = match scenario.ftl.gc_pacing {
-        ssdtwin_core::ftl::params::GcPacingKind::Paced => urgent.max(3),
-        ssdtwin_core::ftl::params::GcPacingKind::Threshold => urgent,
+        ssdtwin_core::ftl::params::GcPacingKind::Paced => levels.foreground,
+        ssdtwin_core::ftl::params::GcPacingKind::Threshold => {
+            (scenario.ftl.gc_urgent_threshold * f64::from(blocks)).ceil() as usize
+        }
     };
     let capacity = (live.capacity_bytes() / live.unit_bytes()) as u64;
     let mut rng = Rng::stream(scenario.seed, "gc_lockstep");

@@ -29,7 +29,7 @@ impl Controller {
     /// of the die is below the foreground level (MQSim's preemptible GC).
     #[inline]
     pub(super) fn gc_yields(&self, die: u32) -> bool {
-        let Some((_, _, foreground)) = self.pacing.levels() else {
+        let Some(levels) = self.pacing.levels() else {
             return false;
         };
         if !self.ftl.is_page_mapped() {
@@ -38,7 +38,7 @@ impl Controller {
             return false;
         }
         let planes = self.geometry.planes_per_die;
-        (die * planes..(die + 1) * planes).all(|plane| self.ftl.free_blocks(plane) >= foreground)
+        (die * planes..(die + 1) * planes).all(|plane| self.ftl.free_blocks(plane) >= levels.foreground)
     }
 
     /// Moves GC on `plane` along: claims a victim if it has none and wants one, else issues the

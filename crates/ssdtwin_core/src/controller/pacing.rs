@@ -38,16 +38,16 @@
 //! to host I/O until a plane falls below `GC_Hard_Threshold`; host-write to relocation-write ratio
 //! balancing (US 12,449,996, 2025). The proportional rule is the steady-state balance of greedy GC.
 
-use crate::ftl::params::{FtlConfig, GcPacingKind};
+use crate::ftl::params::{FtlConfig, GcPacingKind, PacedLevels};
 
 use super::ops::GC_READ_WINDOW;
 
-/// Victim page reads in flight on a plane in foreground GC (below the foreground level).
 /// Copying a plane may owe (earned and not done) before its host writes wait, as a fraction of a
 /// block's units [A]: small, so host pages and copies interleave finely. A quarter of a block let
 /// the write-bound small test drive swing ±35% per 100 ms (host writes held and released in
 /// bursts on every plane at once), a whole block ±80%; a twentieth keeps it within ±18%.
 pub const HOLD: f64 = 0.05;
+/// Victim page reads in flight on a plane in foreground GC (below the foreground level).
 pub const FOREGROUND_WINDOW: u32 = 4 * GC_READ_WINDOW;
 
 /// The pacing rule and its per-plane state.
@@ -60,9 +60,7 @@ pub enum GcPacing {
 /// State of `paced`; see the module documentation.
 #[derive(Clone, Debug)]
 pub struct Paced {
-    start: usize,
-    stop: usize,
-    foreground: usize,
+    levels: PacedLevels,
     /// Units of copying earned and not yet issued, per plane.
     credit: Vec<f64>,
     /// Units of copying earned per host unit for the plane's victim (`INFINITY`: unpaced).
@@ -79,18 +77,13 @@ impl GcPacing {
     pub fn new(config: &FtlConfig, planes: u32, blocks_per_plane: u32, block_units: u32) -> GcPacing {
         match config.gc_pacing {
             GcPacingKind::Threshold => GcPacing::Threshold,
-            GcPacingKind::Paced => {
-                let levels = config.paced_levels(blocks_per_plane);
-                GcPacing::Paced(Paced {
-                    start: levels.start,
-                    stop: levels.stop,
-                    foreground: levels.foreground,
-                    credit: vec![0.0; planes as usize],
-                    ratio: vec![f64::INFINITY; planes as usize],
-                    cap: f64::from(block_units),
-                    in_flight: vec![0.0; planes as usize],
-                })
-            }
+            GcPacingKind::Paced => GcPacing::Paced(Paced {
+                levels: config.paced_levels(blocks_per_plane),
+                credit: vec![0.0; planes as usize],
+                ratio: vec![f64::INFINITY; planes as usize],
+                cap: f64::from(block_units),
+                in_flight: vec![0.0; planes as usize],
+            }),
         }
     }
 
@@ -99,7 +92,7 @@ impl GcPacing {
     pub fn wants_victim(&self, free: usize) -> Option<bool> {
         match self {
             GcPacing::Threshold => None,
-            GcPacing::Paced(paced) => Some(free < paced.stop),
+            GcPacing::Paced(paced) => Some(free < paced.levels.stop),
         }
     }
 
@@ -122,10 +115,10 @@ impl GcPacing {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
             let ratio = state.ratio[index];
-            if ratio.is_finite() && free < state.stop {
+            if ratio.is_finite() && free < state.levels.stop {
                 // Ratio 1 down to three blocks below the stop level (the plane's two open blocks
                 // and its victim move it by up to two), faster further below.
-                let gain = 1.0 + state.stop.saturating_sub(free + 3) as f64;
+                let gain = 1.0 + state.levels.stop.saturating_sub(free + 3) as f64;
                 // At most a block's copying banked: earning cannot run far ahead of the copying.
                 let earned = f64::from(units) * ratio * gain;
                 state.credit[index] = (state.credit[index] + earned).min(state.cap);
@@ -142,13 +135,13 @@ impl GcPacing {
                 let index = plane as usize;
                 if !state.ratio[index].is_finite() {
                     GC_READ_WINDOW
-                } else if free < state.foreground {
+                } else if free < state.levels.foreground {
                     FOREGROUND_WINDOW
                 } else if state.credit[index] > 0.0 {
                     // As many reads as the credit covers (each spends its units when issued): a
                     // die whose queue is deep with host programs still copies at the pace.
                     u32::MAX
-                } else if idle && free < state.stop {
+                } else if idle && free < state.levels.stop {
                     1
                 } else {
                     0
@@ -188,11 +181,11 @@ impl GcPacing {
         }
     }
 
-    /// The (start, stop, foreground) levels of `paced`, in free blocks per plane.
-    pub fn levels(&self) -> Option<(usize, usize, usize)> {
+    /// The levels of `paced`, in free blocks per plane.
+    pub fn levels(&self) -> Option<PacedLevels> {
         match self {
             GcPacing::Threshold => None,
-            GcPacing::Paced(state) => Some((state.start, state.stop, state.foreground)),
+            GcPacing::Paced(state) => Some(state.levels),
         }
     }
 }
@@ -213,7 +206,14 @@ mod tests {
     #[test]
     fn a_victim_is_copied_in_exactly_the_host_units_it_frees() {
         let mut pacing = paced();
-        assert_eq!(pacing.levels(), Some((7, 7, 3)));
+        assert_eq!(
+            pacing.levels(),
+            Some(PacedLevels {
+                start: 7,
+                stop: 7,
+                foreground: 3
+            })
+        );
         // 600 of 1024 units valid: the erase frees 424 units net of the copies, so the 424 host
         // units written meanwhile earn exactly the 600 copies.
         pacing.claimed(0, 600, 1024, true);
@@ -236,12 +236,33 @@ mod tests {
             gc_threshold: 0.05,
             ..FtlConfig::default()
         };
-        assert_eq!(GcPacing::new(&config, 1, 64, 1024).levels(), Some((4, 6, 3)));
+        assert_eq!(
+            GcPacing::new(&config, 1, 64, 1024).levels(),
+            Some(PacedLevels {
+                start: 4,
+                stop: 6,
+                foreground: 3
+            })
+        );
         // 10% of 64 blocks: G = 7, already three above: unchanged.
-        assert_eq!(paced().levels(), Some((7, 7, 3)));
+        assert_eq!(
+            paced().levels(),
+            Some(PacedLevels {
+                start: 7,
+                stop: 7,
+                foreground: 3
+            })
+        );
         // 16 blocks at 30% over-provisioning have 4 spare blocks: no floor (the plane cannot hold
         // 6 free blocks); S stays G = 2 and its GC runs mostly in the foreground.
-        assert_eq!(GcPacing::new(&config, 1, 16, 1024).levels(), Some((2, 2, 3)));
+        assert_eq!(
+            GcPacing::new(&config, 1, 16, 1024).levels(),
+            Some(PacedLevels {
+                start: 2,
+                stop: 2,
+                foreground: 3
+            })
+        );
     }
 
     #[test]

@@ -12,9 +12,9 @@ use crate::base::rng::Rng;
 
 impl Ftl {
     /// Whether preconditioning collects on `plane` now. Under `paced` it leaves a plane one block
-    /// below the run's stop level `S` (`FtlConfig::paced_levels`), so the run's first victim is due at once rather than after up
-    /// to a block of host writes per plane, in step on every plane (issue 27: 1.75 s without GC
-    /// on the default scenario).
+    /// below the run's stop level `S` (`FtlConfig::paced_levels`), so the run's first victim is
+    /// due at once rather than after up to a block of host writes per plane, in step on every
+    /// plane (issue 27: 1.75 s without GC on the default scenario).
     fn needs_precondition_gc(&self, plane: u32) -> bool {
         self.is_page_mapped() && self.free[plane as usize].len() < self.precondition_trigger
     }
