@@ -60,8 +60,8 @@ def _cell(text: str) -> str:
 def _figure_key(figure: str) -> tuple:
     """Figures before tables before sections, each in its number's order (roman numerals too)."""
     word, _, rest = figure.partition(" ")
-    order = {"Figure": 0, "Table": 1, "Section": 2}.get(word, 3)
-    match = re.match(r"([0-9]+|[IVXLC]+)\b?(.*)", rest)
+    order = {"Figure": 0, "Figures": 0, "Table": 1, "Section": 2}.get(word, 3)
+    match = re.match(r"([0-9]+|[IVXLC]+)(.*)", rest)
     if not match:
         return (order, 0, rest)
     head, tail = match.groups()

@@ -1,5 +1,5 @@
 """The retention_temperature study (studies/retention_temperature): bit errors normalised to the
-ECC capability against elapsed time at 55 °C and 70 °C (the self-heating paper, section 3,
+ECC capability against elapsed time at 55 °C and 70 °C (the self-heating paper, section 4.1,
 Figure 3), on a reduced version of the study's runs."""
 
 from __future__ import annotations
@@ -26,28 +26,47 @@ def fixed(study) -> dict[tuple[int, str], dict]:
     return {(row["temp_c"], row["age"]): row for row in rows}
 
 
-def test_hotter_data_has_more_errors_at_every_age(fixed):
+def test_hotter_data_has_more_errors_at_every_age_by_more_than_5_percent(fixed):
+    # The direction the paper reports (Figure 3: the 70 °C data has more errors), with the 5%
+    # margin of a direction claim (docs/validation.md).
     for age in ("1d", "30d"):
         cold, hot = fixed[(55, age)], fixed[(70, age)]
-        assert hot["normalised"] > cold["normalised"] > 0
+        assert hot["normalised"] > 1.05 * cold["normalised"]
+        assert cold["normalised"] > 0
     # Errors grow with elapsed time at both temperatures.
     for temp_c in (55, 70):
         assert fixed[(temp_c, "30d")]["normalised"] > fixed[(temp_c, "1d")]["normalised"]
 
 
-def test_hot_data_ages_several_times_faster(fixed):
+def test_hot_data_ages_by_the_arrhenius_factor_and_errors_by_its_power_slope(fixed):
     # The time the 55 °C data needs to reach the errors the 70 °C data has after a day, from the
-    # measured log-linear growth at 55 °C: the Arrhenius ratio AF(70)/AF(55) = 5.48 (paper: up to
-    # 5.6x), whatever the RBER model's slope.
+    # measured log-linear growth at 55 °C: the model's Arrhenius factor AF(70)/AF(55) = 5.48
+    # (1.1 eV), whatever the RBER model's slope. This is a time factor, not the paper's ratio of
+    # error counts.
     cold_1d, cold_30d, hot_1d = fixed[(55, "1d")], fixed[(55, "30d")], fixed[(70, "1d")]
     slope = math.log(cold_30d["rber"] / cold_1d["rber"]) / math.log(30)
     days = (hot_1d["rber"] / cold_1d["rber"]) ** (1 / slope)
     assert days == pytest.approx(5.48, rel=0.05)
-    # At equal elapsed time the error counts differ by 5.48^slope: about 1.6x with the default 3D
-    # form's slope (the paper's chips: up to 5.6x; README).
+    # At equal elapsed time the error counts differ by 5.48^slope = 1.59 with the default slope
+    # (0.274 at 3,000 P/E). The paper reports up to 5.6x: NOT REPRODUCED, the README and
+    # claims.toml give the cause (the retention slope) and the isolating run (part D).
     ratio = hot_1d["rber"] / cold_1d["rber"]
+    assert slope == pytest.approx(7.92e-6 * 3000 + 0.25, rel=0.01)
     assert ratio == pytest.approx(5.48**slope, rel=0.02)
-    assert 1.3 < ratio < 2.5
+
+
+def test_the_equal_time_ratio_is_the_time_factor_to_the_power_of_the_slope(study):
+    # Part D, the isolating run of the gap to the paper's 5.6x: Arrhenius off gives 1; with the
+    # 55 °C level held and only the slope changed, errors linear in time (slope 1) give the whole
+    # time factor, 5.48, and the default slope 5.48^0.274 = 1.59.
+    rows = {row["variant"]: row for row in study.part_d(**SHORT)}
+    assert rows["arrhenius off"]["ratio"] == pytest.approx(1.0, abs=1e-9)
+    assert rows["slope linear"]["slope"] == pytest.approx(1.0)
+    assert rows["slope linear"]["ratio"] == pytest.approx(5.48, rel=0.03)
+    assert rows["slope default"]["ratio"] == pytest.approx(5.48**0.27376, rel=0.02)
+    # The level is held: the 55 °C errors are the same in every slope variant.
+    for name in ("slope luo", "slope linear"):
+        assert rows[name]["normalised_55"] == pytest.approx(rows["slope default"]["normalised_55"], rel=0.01)
 
 
 def test_the_thermal_model_ages_each_package_at_its_temperature(study):
