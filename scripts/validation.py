@@ -149,7 +149,7 @@ def render(data: Data) -> str:
         lines += [f"## Paper {paper}: {title}", "", f"[{key}] in the [references](references.md)."]
         studies = [study for study in data.studies if study.paper == paper]
         if studies:
-            presets = sorted({study.preset for study in studies})
+            presets = sorted({part for study in studies for part in study.preset.split("+")})
             fitted = sorted({study.fitted for study in studies if study.fitted != "none"}) or ["none"]
             names = ", ".join(f"`{study.name}`" for study in studies)
             lines.append(
