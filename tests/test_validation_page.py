@@ -46,8 +46,9 @@ def test_every_claim_of_the_repository_is_checked_and_each_miss_has_a_cause(vali
     for claim in data.unaddressed:
         assert claim.status == "not addressed"
         assert claim.cause, f"{claim.id}: no `why`"
-    # The claims no study addresses that issue 28 names are listed.
-    figures = {(claim.paper, claim.figure) for claim in data.unaddressed}
+    # The claims issue 28 names as addressed by no study are on the page: listed as not addressed,
+    # or in the claims.toml of a study that has taken them up since.
+    figures = {(claim.paper, claim.figure) for claim in claims + data.unaddressed}
     for paper, figure in [
         ("001", "Figure 3a"),
         ("001", "Figure 6"),
