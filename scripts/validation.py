@@ -45,12 +45,14 @@ __all__ = ["PAGE", "UNADDRESSED", "compute_status", "load", "main", "render"]
 # ------------------------------------------------------------------------------------ rendering
 
 
-def _number(value: float) -> str:
-    """At most four significant digits, no exponent for the values the papers print."""
-    text = f"{value:.4g}"
-    if "e" in text:
-        text = f"{value:.3e}"
-    return text
+def _number(value: float, digits: int = 4) -> str:
+    """`digits` significant digits (the paper's values get 6, to print them as printed), thousands
+    grouped from 1,000 on, an exponent below 0.001."""
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    if value != 0 and abs(value) < 0.001:
+        return f"{value:.{digits - 1}e}"
+    return f"{value:.{digits}g}"
 
 
 def _cell(text: str) -> str:
@@ -90,7 +92,7 @@ def _row(claim: Claim) -> str:
     elif claim.kind == "number":
         assert claim.paper_value is not None
         assert claim.measured is not None
-        paper = f"{_number(claim.paper_value)} {claim.unit}"
+        paper = f"{_number(claim.paper_value, 6)} {claim.unit}"
         ours = f"{_number(claim.measured)} {claim.unit}"
         ratio = f"{claim.measured / claim.paper_value:.2f}"
         study = f"`{claim.study}`"
