@@ -1,7 +1,7 @@
 //! Drive presets: TOML files in `configs/drives/`, compiled into the library.
 //!
 //! A preset holds the `[host]`, `[controller]`, `[flash]`, `[ftl]`, `[power]` and `[thermal]` tables of a drive from a
-//! paper, with a `description` line; a scenario names one with `drive = "..."` and overrides any
+//! paper (and `[buffer]` and `[plp]` when the paper states its DRAM and its protection), with a `description` line; a scenario names one with `drive = "..."` and overrides any
 //! key. A `drive` that is not a preset name is read as a path to a TOML file of the same shape.
 
 use std::path::Path;
@@ -26,11 +26,25 @@ macro_rules! preset {
     };
 }
 
-const PRESET_FILES: [(&str, &str); 4] = [
+const PRESET_FILES: [(&str, &str); 5] = [
     preset!("enterprise_tlc"),
     preset!("iiot_64gb"),
     preset!("iiot_512gb"),
     preset!("cho_512gb"),
+    preset!("dawid_512gb"),
+];
+
+/// The tables a drive file may hold.
+const DRIVE_TABLES: [&str; 9] = [
+    "host",
+    "controller",
+    "flash",
+    "ftl",
+    "workload",
+    "power",
+    "thermal",
+    "buffer",
+    "plp",
 ];
 
 /// All built-in presets, in a stable order.
@@ -90,14 +104,11 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path, files: &mut Vec<Written>
         });
     }
     table.remove("description");
-    if let Some(key) = table
-        .keys()
-        .find(|key| !["host", "controller", "flash", "ftl", "workload", "power", "thermal"].contains(&key.as_str()))
-    {
+    if let Some(key) = table.keys().find(|key| !DRIVE_TABLES.contains(&key.as_str())) {
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal] and description",
+                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal], [buffer], [plp] and description",
                 // A drive file's error carries its place (`locate.rs`); a built-in preset's names it.
                 if from_file { String::new() } else { format!("{origin}: ") }
             ),
