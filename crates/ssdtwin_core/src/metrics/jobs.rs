@@ -55,6 +55,9 @@ pub struct JobReport {
     pub write: JobDirectionReport,
     /// Trims (deallocates): `io_bytes` counts the bytes trimmed, as fio does.
     pub trim: JobDirectionReport,
+    /// Flushes (fio's `sync` block): no bytes; their latency is the wait for the writes
+    /// acknowledged before them to reach flash.
+    pub flush: JobDirectionReport,
 }
 
 /// One direction's latencies. A command that did not wait in the host (every closed-loop
@@ -90,6 +93,7 @@ pub struct JobMetrics {
     read: Direction,
     write: Direction,
     trim: Direction,
+    flush: Direction,
     /// Start of the measured run.
     start: Time,
     last_completion: Time,
@@ -104,6 +108,7 @@ impl JobMetrics {
             read: Direction::default(),
             write: Direction::default(),
             trim: Direction::default(),
+            flush: Direction::default(),
             start: Time::ZERO,
             last_completion: Time::ZERO,
         }
@@ -120,6 +125,7 @@ impl JobMetrics {
         &mut self,
         is_read: bool,
         trim: bool,
+        flush: bool,
         latency: Duration,
         completion: Duration,
         bytes: u64,
@@ -129,6 +135,8 @@ impl JobMetrics {
             &mut self.read
         } else if trim {
             &mut self.trim
+        } else if flush {
+            &mut self.flush
         } else {
             &mut self.write
         };
@@ -176,6 +184,7 @@ impl JobMetrics {
             read: direction(&self.read),
             write: direction(&self.write),
             trim: direction(&self.trim),
+            flush: direction(&self.flush),
         }
     }
 }

@@ -75,6 +75,7 @@ impl RunMetrics {
             job,
             is_read,
             trim,
+            flush,
             latency,
             service,
             bytes,
@@ -87,7 +88,7 @@ impl RunMetrics {
                 return;
             }
             self.errors += u64::from(error);
-            self.jobs[job as usize].record(is_read, trim, latency, service, bytes, now);
+            self.jobs[job as usize].record(is_read, trim, flush, latency, service, bytes, now);
             // A trim names a range but moves no data.
             let moved = if trim { 0 } else { bytes };
             self.windows.record(now, moved);

@@ -128,6 +128,8 @@ impl Synthetic {
         CommandSpec {
             is_read,
             trim,
+            flush: false,
+            fua: false,
             first_unit,
             units,
         }

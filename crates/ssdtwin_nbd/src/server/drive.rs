@@ -274,6 +274,8 @@ impl Drive {
             let command = CommandSpec {
                 is_read: read,
                 trim: kind == Kind::Trim,
+                flush: false,
+                fua: false,
                 first_unit: unit_at as u32,
                 units: units as u32,
             };

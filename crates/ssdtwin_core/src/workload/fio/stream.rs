@@ -223,6 +223,8 @@ impl FioWorkload {
         Some(CommandSpec {
             is_read: io.is_read,
             trim: io.trim,
+            flush: false,
+            fua: false,
             first_unit: first as u32,
             units: units as u32,
         })
