@@ -221,6 +221,7 @@ mod tests {
             job.record(
                 true,
                 false,
+                false,
                 latency,
                 latency,
                 4096,
@@ -250,12 +251,14 @@ mod tests {
         job.record(
             false,
             false,
+            false,
             Duration::from_micros(10),
             Duration::from_micros(10),
             4096,
             now,
         );
         job.record(
+            false,
             false,
             false,
             Duration::from_micros(500),

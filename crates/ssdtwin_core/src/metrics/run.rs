@@ -89,6 +89,10 @@ impl RunMetrics {
             }
             self.errors += u64::from(error);
             self.jobs[job as usize].record(is_read, trim, flush, latency, service, bytes, now);
+            if flush {
+                // As fio: a sync has its own latencies (the job's `flush`), not an I/O of the IOPS.
+                return;
+            }
             // A trim names a range but moves no data.
             let moved = if trim { 0 } else { bytes };
             self.windows.record(now, moved);
