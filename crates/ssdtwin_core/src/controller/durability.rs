@@ -24,70 +24,11 @@
 use std::collections::HashSet;
 
 use super::buffer::FastHash;
+use super::waits::Wait;
 use super::Controller;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
 use crate::observe::{Context, Observer};
-
-/// Flushes and FUA writes waiting for their units to be programmed.
-#[derive(Debug, Default)]
-pub struct Durability {
-    /// The hold-up capacitors can flush every volatile write the drive may hold: Flush and FUA
-    /// complete at once.
-    pub protected: bool,
-    waits: Vec<Wait>,
-    pub stats: DurabilityStats,
-}
-
-#[derive(Debug)]
-struct Wait {
-    command: u32,
-    /// A FUA write (not acknowledged until done), as opposed to a Flush.
-    fua: bool,
-    units: HashSet<u32, FastHash>,
-}
-
-/// What Flush and FUA did, for the report's `durability` block.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct DurabilityStats {
-    pub flushes: u64,
-    pub fua_writes: u64,
-    /// Flushes and FUA writes that had to wait for programs (not protected, volatile data held).
-    pub waited: u64,
-    /// Units they waited for, summed.
-    pub waited_units: u64,
-}
-
-impl Durability {
-    /// Whether a Flush or FUA write waits for programs.
-    #[inline]
-    pub fn waiting(&self) -> bool {
-        !self.waits.is_empty()
-    }
-
-    /// Units of FUA writes not yet acknowledged (a power cut does not lose acknowledged data
-    /// there: the host holds no acknowledgement).
-    pub fn unacknowledged_units(&self) -> HashSet<u32, FastHash> {
-        self.waits
-            .iter()
-            .filter(|wait| wait.fua)
-            .flat_map(|wait| wait.units.iter().copied())
-            .collect()
-    }
-
-    /// `logical` is durable (programmed, or trimmed): the waits done now are returned.
-    fn settle(&mut self, logical: u32, done: &mut Vec<u32>) {
-        self.waits.retain_mut(|wait| {
-            wait.units.remove(&logical);
-            if wait.units.is_empty() {
-                done.push(wait.command);
-                false
-            } else {
-                true
-            }
-        });
-    }
-}
 
 impl Controller {
     /// A Flush arrived: it completes at once when nothing volatile is at risk, or once the units
@@ -145,7 +86,7 @@ impl Controller {
         }
         self.durability.stats.waited += 1;
         self.durability.stats.waited_units += units.len() as u64;
-        self.durability.waits.push(Wait { command, fua, units });
+        self.durability.push(Wait { command, fua, units });
         self.push_out_volatile(cx);
     }
 

@@ -23,7 +23,7 @@ mod bus;
 mod dies;
 pub mod drain;
 pub mod dram;
-pub mod durability;
+mod durability;
 pub mod flush;
 mod gc;
 mod limits;
@@ -36,6 +36,7 @@ pub mod scheduler;
 pub mod suspend;
 pub mod tally;
 mod trim;
+pub mod waits;
 
 use std::collections::VecDeque;
 
@@ -108,7 +109,7 @@ pub struct Controller {
     /// The host is done and the run drains (`drain.rs`).
     draining: bool,
     /// Flushes and FUA writes waiting for programs (`durability.rs`).
-    pub durability: durability::Durability,
+    pub durability: waits::Durability,
 }
 
 impl Controller {
@@ -176,7 +177,7 @@ impl Controller {
             relocations: Vec::new(),
             wear_relocations: 0,
             draining: false,
-            durability: durability::Durability::default(),
+            durability: waits::Durability::default(),
             geometry,
             timing,
             ftl,

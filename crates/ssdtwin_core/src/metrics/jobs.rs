@@ -85,6 +85,27 @@ impl Direction {
     }
 }
 
+/// What a completed command was, for its direction of the job's results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoKind {
+    Read,
+    Write,
+    Trim,
+    Flush,
+}
+
+impl IoKind {
+    #[inline]
+    pub fn of(is_read: bool, trim: bool, flush: bool) -> IoKind {
+        match (is_read, trim, flush) {
+            (true, _, _) => IoKind::Read,
+            (_, true, _) => IoKind::Trim,
+            (_, _, true) => IoKind::Flush,
+            _ => IoKind::Write,
+        }
+    }
+}
+
 /// Accumulates one job's completions.
 #[derive(Debug)]
 pub struct JobMetrics {
@@ -121,24 +142,12 @@ impl JobMetrics {
     }
 
     #[inline]
-    pub fn record(
-        &mut self,
-        is_read: bool,
-        trim: bool,
-        flush: bool,
-        latency: Duration,
-        completion: Duration,
-        bytes: u64,
-        now: Time,
-    ) {
-        let direction = if is_read {
-            &mut self.read
-        } else if trim {
-            &mut self.trim
-        } else if flush {
-            &mut self.flush
-        } else {
-            &mut self.write
+    pub fn record(&mut self, kind: IoKind, latency: Duration, completion: Duration, bytes: u64, now: Time) {
+        let direction = match kind {
+            IoKind::Read => &mut self.read,
+            IoKind::Write => &mut self.write,
+            IoKind::Trim => &mut self.trim,
+            IoKind::Flush => &mut self.flush,
         };
         if latency == completion {
             direction.latency.record(latency);
@@ -219,9 +228,7 @@ mod tests {
         for micros in 1..=1000u64 {
             let latency = Duration::from_micros(micros);
             job.record(
-                true,
-                false,
-                false,
+                IoKind::Read,
                 latency,
                 latency,
                 4096,
@@ -249,18 +256,14 @@ mod tests {
         let mut job = JobMetrics::new("j", 1);
         let now = Time::ZERO + Duration::from_millis(1);
         job.record(
-            false,
-            false,
-            false,
+            IoKind::Write,
             Duration::from_micros(10),
             Duration::from_micros(10),
             4096,
             now,
         );
         job.record(
-            false,
-            false,
-            false,
+            IoKind::Write,
             Duration::from_micros(500),
             Duration::from_micros(20),
             4096,
