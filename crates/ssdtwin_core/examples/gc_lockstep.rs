@@ -48,6 +48,8 @@ fn main() {
     let next = |rng: &mut Rng| CommandSpec {
         is_read: rng.unit() < read_fraction,
         trim: false,
+        flush: false,
+        fua: false,
         first_unit: rng.below(capacity) as u32,
         units: 1,
     };

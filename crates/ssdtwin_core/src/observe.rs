@@ -65,11 +65,12 @@ pub enum StateChange {
     ControllerPowerState { scale: f64 },
     /// A host command completed: `latency` from arrival, `service` from submission; `error`: with
     /// an error status (an uncorrectable read); `trim`: a deallocate, whose `bytes` (the range
-    /// trimmed) moved no data.
+    /// trimmed) moved no data; `flush`: a Flush (no data, `bytes` 0).
     HostCompletion {
         job: u32,
         is_read: bool,
         trim: bool,
+        flush: bool,
         latency: Duration,
         service: Duration,
         bytes: u64,

@@ -55,6 +55,12 @@ def _empty_direction(runtime_ms: int) -> dict[str, Any]:
     }
 
 
+def _sync(flush: Mapping[str, Any] | None, runtime_ms: int) -> dict[str, Any]:
+    """fio's `sync` block (fsync/fdatasync latencies) from the job's Flushes."""
+    direction = _direction(flush) if flush else _empty_direction(runtime_ms)
+    return {"total_ios": direction["total_ios"], "lat_ns": direction["lat_ns"]}
+
+
 def to_fio_json(report: Mapping[str, Any], now: float | None = None) -> dict[str, Any]:
     """fio's JSON document for `report` (a report dict as `Report.to_dict()` gives it)."""
     stamp = time.time() if now is None else now
@@ -72,6 +78,7 @@ def to_fio_json(report: Mapping[str, Any], now: float | None = None) -> dict[str
                 "read": _direction(job["read"]),
                 "write": _direction(job["write"]),
                 "trim": _direction(job["trim"]) if "trim" in job else _empty_direction(runtime_ms),
+                "sync": _sync(job.get("flush"), runtime_ms),
                 "job_runtime": runtime_ms,
             }
         )

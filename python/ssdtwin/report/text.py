@@ -155,6 +155,13 @@ def print_dram(data: Mapping[str, Any], console: Console) -> None:
             f"PLP: {format_value(lookup(data, 'plp.usable_energy_j'), '{:.3g} J')} usable, "
             f"{format_value(lookup(data, 'plp.protected_pages'), '{:,}')} pages protected"
         )
+    if isinstance(data.get("durability"), Mapping):
+        protected = "protected: at once" if lookup(data, "durability.protected") else "unprotected"
+        lines.append(
+            f"Flush/FUA ({protected}): {format_value(lookup(data, 'durability.flushes'), '{:,}')} flushes, "
+            f"{format_value(lookup(data, 'durability.fua_writes'), '{:,}')} FUA writes, "
+            f"{format_value(lookup(data, 'durability.waited'), '{:,}')} waited for programs"
+        )
     for event in (data.get("power_loss") or {}).get("events", []):
         at, lost = format_value(event.get("at_s"), "{:.6g} s"), format_value(event.get("lost_writes"), "{:,}")
         pages = format_value(event.get("lost_mapping_pages"), "{:,}")

@@ -23,6 +23,9 @@ impl Controller {
         if trim {
             return self.trim_command(command, cx);
         }
+        if self.commands[command].flush {
+            return self.flush_command(command, cx);
+        }
         if !is_read {
             cx.die(StateChange::DramAccess {
                 bytes: u64::from(units) * self.geometry.unit_bytes,
@@ -136,7 +139,8 @@ impl Controller {
         let Transaction { command, logical, .. } = self.transactions.remove(transaction);
         let (_, full) = self.place_in_open_program(logical);
         self.acknowledge_write_unit(command, cx);
-        if full {
+        // A FUA write's acknowledgement may already have programmed the open page.
+        if full && self.open_program.is_some() {
             self.close_user_program(cx);
         }
         true
@@ -161,7 +165,7 @@ impl Controller {
         self.frame_used += 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
-        if record.remaining == 0 {
+        if record.remaining == 0 && self.write_completes_now(command, cx) {
             cx.events.schedule(cx.now, Event::CommandCompleted { command });
         }
     }

@@ -302,6 +302,9 @@ impl Controller {
                     self.dies[die as usize].host_slots -= 1;
                     if !self.buffered() {
                         self.frame_used -= units;
+                        if self.durability.waiting() {
+                            self.program_durable(&pages[..page_count as usize], cx);
+                        }
                     }
                 }
             }
@@ -341,7 +344,7 @@ impl Controller {
                 self.try_start(pending_die, cx);
             }
         }
-        if self.draining {
+        if self.draining || self.durability.waiting() {
             self.program_open_page(cx);
         }
         self.admit(cx);

@@ -82,7 +82,7 @@ impl Controller {
     fn acknowledge_command_unit<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
         let record = &mut self.commands[command];
         record.remaining -= 1;
-        if record.remaining == 0 {
+        if record.remaining == 0 && self.write_completes_now(command, cx) {
             cx.events.schedule(cx.now, Event::CommandCompleted { command });
         }
     }
@@ -188,6 +188,7 @@ impl Controller {
     ) {
         let mut dram = self.dram.take().expect("called with DRAM models");
         let from_buffer = stream == Stream::User && dram.buffer.is_some();
+        let mut durable = Vec::new();
         for &(block, page) in pages {
             for slot in 0..self.geometry.units_per_page {
                 let physical = self.geometry.unit_address(block, page, slot);
@@ -195,6 +196,10 @@ impl Controller {
                     if let Some(entry) = dram.placed.remove(&physical) {
                         let buffer = dram.buffer.as_mut().expect("checked");
                         buffer.flushed(entry.logical);
+                        // Durable once no version is held (an older one in flight settles nothing).
+                        if self.durability.waiting() && !buffer.holds(entry.logical) {
+                            durable.push(entry.logical);
+                        }
                         if buffer.write_through {
                             self.acknowledge_command_unit(entry.command, cx);
                         }
@@ -213,6 +218,9 @@ impl Controller {
         }
         self.write_back_over_limit(&mut dram, cx);
         self.dram = Some(dram);
+        if !durable.is_empty() {
+            self.units_durable(durable, cx);
+        }
     }
 
     /// A mapping entry of `logical` changed on flash: its translation page becomes dirty (read in

@@ -13,7 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
-//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `drain.rs` (the end of a run),
+//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `drain.rs` (the end of a run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -23,6 +23,7 @@ mod bus;
 mod dies;
 pub mod drain;
 pub mod dram;
+mod durability;
 pub mod flush;
 mod gc;
 mod limits;
@@ -35,6 +36,7 @@ pub mod scheduler;
 pub mod suspend;
 pub mod tally;
 mod trim;
+pub mod waits;
 
 use std::collections::VecDeque;
 
@@ -106,6 +108,8 @@ pub struct Controller {
     pub wear_relocations: u64,
     /// The host is done and the run drains (`drain.rs`).
     draining: bool,
+    /// Flushes and FUA writes waiting for programs (`durability.rs`).
+    pub durability: waits::Durability,
 }
 
 impl Controller {
@@ -173,6 +177,7 @@ impl Controller {
             relocations: Vec::new(),
             wear_relocations: 0,
             draining: false,
+            durability: waits::Durability::default(),
             geometry,
             timing,
             ftl,

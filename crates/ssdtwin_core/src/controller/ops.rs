@@ -25,6 +25,10 @@ pub struct Command {
     pub is_read: bool,
     /// A host trim (deallocate): its units are unmapped on arrival.
     pub trim: bool,
+    /// A Flush (no units): completes once the writes acknowledged before it are on flash.
+    pub flush: bool,
+    /// A Force Unit Access write: completes once its units are programmed.
+    pub fua: bool,
     pub first_unit: u32,
     pub units: u32,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).

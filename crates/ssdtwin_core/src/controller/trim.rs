@@ -31,6 +31,10 @@ impl Controller {
             }
         }
         self.dram = dram;
+        if self.durability.waiting() {
+            let record = self.commands[command];
+            self.units_durable(record.first_unit..record.first_unit + record.units, cx);
+        }
         self.commands[command].remaining = 0;
         cx.events.schedule(cx.now, Event::CommandCompleted { command });
     }

@@ -10,10 +10,40 @@ pub struct CommandSpec {
     /// A deallocate (NVMe Dataset Management, ATA TRIM, fio's `trim`): the units are unmapped and
     /// no data moves; `is_read` is false.
     pub trim: bool,
+    /// A Flush (NVMe Flush, fio's `fsync`, NBD `FLUSH`): no units; it completes once every write
+    /// acknowledged before it is on flash (at once when power-loss protection covers the drive's
+    /// volatile writes; docs/models/dram_buffer_plp.md, "Flush and FUA"). `is_read` and `trim` are
+    /// false, `units` is 0.
+    pub flush: bool,
+    /// Force Unit Access (writes only): the write completes once its units are programmed, not
+    /// when they reach controller DRAM (the same unless the volatile writes are unprotected).
+    pub fua: bool,
     /// First logical mapping unit.
     pub first_unit: u32,
     /// Length in mapping units.
     pub units: u32,
+}
+
+impl CommandSpec {
+    /// A read, a write or a trim of `units` units from `first_unit` (no flush, no FUA).
+    pub fn io(is_read: bool, trim: bool, first_unit: u32, units: u32) -> CommandSpec {
+        CommandSpec {
+            is_read,
+            trim,
+            flush: false,
+            fua: false,
+            first_unit,
+            units,
+        }
+    }
+
+    /// A Flush.
+    pub fn flush() -> CommandSpec {
+        CommandSpec {
+            flush: true,
+            ..CommandSpec::io(false, false, 0, 0)
+        }
+    }
 }
 
 /// The mapping units of a request of `length` bytes at byte `offset`: (first unit, units). A

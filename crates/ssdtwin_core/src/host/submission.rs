@@ -232,6 +232,8 @@ impl Host {
             job,
             is_read: spec.is_read,
             trim: spec.trim,
+            flush: spec.flush,
+            fua: spec.fua && !spec.is_read && !spec.trim,
             first_unit: spec.first_unit,
             units: spec.units,
             remaining: spec.units,
@@ -241,8 +243,8 @@ impl Host {
             log_live(log, super::LiveEvent::Submitted { command });
         }
         let fetched = cx.now + self.command_overhead;
-        // Reads and trims carry no payload to the drive.
-        let arrived = if spec.is_read || spec.trim {
+        // Reads, trims and flushes carry no payload to the drive.
+        let arrived = if spec.is_read || spec.trim || spec.flush {
             fetched
         } else {
             self.link
@@ -274,6 +276,7 @@ impl Host {
             job: done.job,
             is_read: done.is_read,
             trim: done.trim,
+            flush: done.flush,
             latency: cx.now.since(done.arrival),
             service: cx.now.since(done.submitted),
             bytes: u64::from(done.units) * controller.geometry.unit_bytes,

@@ -55,6 +55,9 @@ pub struct JobReport {
     pub write: JobDirectionReport,
     /// Trims (deallocates): `io_bytes` counts the bytes trimmed, as fio does.
     pub trim: JobDirectionReport,
+    /// Flushes (fio's `sync` block): no bytes; their latency is the wait for the writes
+    /// acknowledged before them to reach flash.
+    pub flush: JobDirectionReport,
 }
 
 /// One direction's latencies. A command that did not wait in the host (every closed-loop
@@ -82,6 +85,27 @@ impl Direction {
     }
 }
 
+/// What a completed command was, for its direction of the job's results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoKind {
+    Read,
+    Write,
+    Trim,
+    Flush,
+}
+
+impl IoKind {
+    #[inline]
+    pub fn of(is_read: bool, trim: bool, flush: bool) -> IoKind {
+        match (is_read, trim, flush) {
+            (true, _, _) => IoKind::Read,
+            (_, true, _) => IoKind::Trim,
+            (_, _, true) => IoKind::Flush,
+            _ => IoKind::Write,
+        }
+    }
+}
+
 /// Accumulates one job's completions.
 #[derive(Debug)]
 pub struct JobMetrics {
@@ -90,6 +114,7 @@ pub struct JobMetrics {
     read: Direction,
     write: Direction,
     trim: Direction,
+    flush: Direction,
     /// Start of the measured run.
     start: Time,
     last_completion: Time,
@@ -104,6 +129,7 @@ impl JobMetrics {
             read: Direction::default(),
             write: Direction::default(),
             trim: Direction::default(),
+            flush: Direction::default(),
             start: Time::ZERO,
             last_completion: Time::ZERO,
         }
@@ -116,21 +142,12 @@ impl JobMetrics {
     }
 
     #[inline]
-    pub fn record(
-        &mut self,
-        is_read: bool,
-        trim: bool,
-        latency: Duration,
-        completion: Duration,
-        bytes: u64,
-        now: Time,
-    ) {
-        let direction = if is_read {
-            &mut self.read
-        } else if trim {
-            &mut self.trim
-        } else {
-            &mut self.write
+    pub fn record(&mut self, kind: IoKind, latency: Duration, completion: Duration, bytes: u64, now: Time) {
+        let direction = match kind {
+            IoKind::Read => &mut self.read,
+            IoKind::Write => &mut self.write,
+            IoKind::Trim => &mut self.trim,
+            IoKind::Flush => &mut self.flush,
         };
         if latency == completion {
             direction.latency.record(latency);
@@ -176,6 +193,7 @@ impl JobMetrics {
             read: direction(&self.read),
             write: direction(&self.write),
             trim: direction(&self.trim),
+            flush: direction(&self.flush),
         }
     }
 }
@@ -210,8 +228,7 @@ mod tests {
         for micros in 1..=1000u64 {
             let latency = Duration::from_micros(micros);
             job.record(
-                true,
-                false,
+                IoKind::Read,
                 latency,
                 latency,
                 4096,
@@ -239,16 +256,14 @@ mod tests {
         let mut job = JobMetrics::new("j", 1);
         let now = Time::ZERO + Duration::from_millis(1);
         job.record(
-            false,
-            false,
+            IoKind::Write,
             Duration::from_micros(10),
             Duration::from_micros(10),
             4096,
             now,
         );
         job.record(
-            false,
-            false,
+            IoKind::Write,
             Duration::from_micros(500),
             Duration::from_micros(20),
             4096,

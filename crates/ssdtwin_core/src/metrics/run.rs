@@ -3,7 +3,7 @@
 //! last completion (the end of the run). Completions of the warm-up (`workload.warmup`) are
 //! counted apart and measured in nothing else.
 
-use super::jobs::JobMetrics;
+use super::jobs::{IoKind, JobMetrics};
 use super::steady::Windows;
 use crate::base::time::{Duration, Time};
 use crate::observe::StateChange;
@@ -75,6 +75,7 @@ impl RunMetrics {
             job,
             is_read,
             trim,
+            flush,
             latency,
             service,
             bytes,
@@ -87,7 +88,11 @@ impl RunMetrics {
                 return;
             }
             self.errors += u64::from(error);
-            self.jobs[job as usize].record(is_read, trim, latency, service, bytes, now);
+            self.jobs[job as usize].record(IoKind::of(is_read, trim, flush), latency, service, bytes, now);
+            if flush {
+                // As fio: a sync has its own latencies (the job's `flush`), not an I/O of the IOPS.
+                return;
+            }
             // A trim names a range but moves no data.
             let moved = if trim { 0 } else { bytes };
             self.windows.record(now, moved);

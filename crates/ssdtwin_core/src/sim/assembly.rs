@@ -173,6 +173,14 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
         controller.set_dram(dram);
+        // Flush and FUA complete at once when the capacitors can flush every volatile write the
+        // drive may hold: the write buffer, or without one the frame buffer's write units.
+        let volatile_units = plp
+            .buffer_pages
+            .checked_mul(u64::from(geometry.units_per_page))
+            .filter(|&units| units > 0)
+            .unwrap_or(u64::from(scenario.controller.frame_buffer));
+        controller.durability.protected = plp.protected_pages * u64::from(geometry.units_per_page) >= volatile_units;
         controller.set_gc_pacing(crate::controller::pacing::GcPacing::new(
             &scenario.ftl,
             geometry.planes(),

@@ -201,6 +201,7 @@ impl Simulation {
                 time_s: base.at.as_secs_f64(),
             }),
             drain: drained.map(|drained| drained.report),
+            durability: self.durability_report(),
             variability,
             steady_state,
             workload: WorkloadReport {
@@ -240,5 +241,20 @@ impl Simulation {
     /// Suspensions so far (for the die-level harness).
     pub fn suspend_report(&self) -> SuspendReport {
         suspend_report(&self.controller.tally.suspend)
+    }
+}
+
+impl Simulation {
+    /// The `durability` block, when the host sent a Flush or a FUA write.
+    fn durability_report(&self) -> Option<super::report::DurabilityReport> {
+        let durability = &self.controller.durability;
+        let stats = durability.stats;
+        (stats.flushes + stats.fua_writes > 0).then_some(super::report::DurabilityReport {
+            protected: durability.protected,
+            flushes: stats.flushes,
+            fua_writes: stats.fua_writes,
+            waited: stats.waited,
+            waited_units: stats.waited_units,
+        })
     }
 }

@@ -47,10 +47,26 @@ impl Simulation {
         };
         // Write-through acknowledges nothing before it is programmed: nothing acknowledged is at
         // risk, and the waiting writes stay buffered as if the host re-issued them after the restart.
-        let (in_programs, waiting, kept) = if write_through {
+        let (in_programs, waiting, mut kept) = if write_through {
             (Vec::new(), Vec::new(), waiting)
         } else {
             (in_programs, waiting, Vec::new())
+        };
+        // Units of FUA writes not yet acknowledged are not acknowledged data either: kept as
+        // write-through's are, never counted lost.
+        let unacknowledged = self.controller.durability.unacknowledged_units();
+        let (in_programs, waiting) = if unacknowledged.is_empty() {
+            (in_programs, waiting)
+        } else {
+            let (fua, waiting): (Vec<_>, Vec<_>) = waiting
+                .into_iter()
+                .partition(|entry| unacknowledged.contains(&entry.logical));
+            kept.extend(fua);
+            let in_programs = in_programs
+                .into_iter()
+                .filter(|logical| !unacknowledged.contains(logical))
+                .collect();
+            (in_programs, waiting)
         };
         let unflushed = in_programs.len() + waiting.len();
         let saved_units = (budget * units_per_page).min(unflushed as u64) as usize;

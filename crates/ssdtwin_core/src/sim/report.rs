@@ -41,6 +41,10 @@ pub struct Report {
     /// the flash counters, energy and average powers include.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drain: Option<super::drain::DrainReport>,
+    /// Flushes and FUA writes, when the host sent any (docs/models/dram_buffer_plp.md, "Flush
+    /// and FUA"); counted from the start of the run, warm-up included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub durability: Option<DurabilityReport>,
     /// IOPS and bandwidth per window of the measured run (`report.steady_window`).
     pub variability: Variability,
     /// The SNIA PTS steady-state check on the last 5 windows.
@@ -86,4 +90,17 @@ impl Report {
     pub fn to_json(&self) -> serde_json::Value {
         serde_json::to_value(self).expect("a report always serializes")
     }
+}
+
+/// The report's `durability` block.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DurabilityReport {
+    /// The hold-up capacitors cover every volatile write: Flush and FUA complete at once.
+    pub protected: bool,
+    pub flushes: u64,
+    pub fua_writes: u64,
+    /// Flushes and FUA writes that waited for programs.
+    pub waited: u64,
+    /// Mapping units they waited for, summed.
+    pub waited_units: u64,
 }

@@ -186,6 +186,8 @@ impl Iiot {
         CommandSpec {
             is_read,
             trim: false,
+            flush: false,
+            fua: false,
             first_unit: first as u32,
             units: (end - first) as u32,
         }

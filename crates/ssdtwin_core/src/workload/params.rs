@@ -62,6 +62,12 @@ pub struct WorkloadConfig {
     /// the commands neither reads nor trims are writes, so `read_fraction + trim_fraction` is at
     /// most 1. 0 is off [fraction]. Default 0.
     pub trim_fraction: f64,
+    /// A Flush after every this many writes (docs/models/dram_buffer_plp.md, "Flush and FUA");
+    /// a Flush counts as a command of `io_count`. 0 is off [commands]. Default 0.
+    pub flush_every: u32,
+    /// Fraction of writes with Force Unit Access (complete once programmed). 0 is off
+    /// [fraction]. Default 0.
+    pub fua_fraction: f64,
     /// Command size when `bssplit` is empty [size].
     pub block_size: ByteSize,
     /// Command-size mix as `[size, weight]` pairs, e.g. `[["4KiB", 0.67], ["8KiB", 0.33]]`; the
@@ -112,6 +118,8 @@ impl Default for WorkloadConfig {
             kind: WorkloadKind::Synthetic,
             read_fraction: 0.7,
             trim_fraction: 0.0,
+            flush_every: 0,
+            fua_fraction: 0.0,
             block_size: ByteSize(4096),
             bssplit: Vec::new(),
             pattern: Pattern::Random,

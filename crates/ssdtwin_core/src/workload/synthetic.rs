@@ -21,6 +21,10 @@ pub struct Synthetic {
     span_units: u32,
     /// Next unit of a sequential stream: where the previous command ended.
     cursor: u32,
+    /// A Flush after every `flush_every` writes (0: never); writes since the last one.
+    flush_every: u32,
+    unflushed: u32,
+    fua_fraction: f64,
     rng: Rng,
 }
 
@@ -74,11 +78,18 @@ impl Synthetic {
             popularity,
             span_units,
             cursor: 0,
+            flush_every: config.flush_every,
+            unflushed: 0,
+            fua_fraction: config.fua_fraction,
             rng,
         }
     }
 
     pub fn next_command(&mut self) -> CommandSpec {
+        if self.flush_every > 0 && self.unflushed >= self.flush_every {
+            self.unflushed = 0;
+            return CommandSpec::flush();
+        }
         // One draw decides read, trim or write, so a trim fraction of 0 leaves the stream as it was.
         let draw = self.rng.unit();
         let is_read = draw < self.read_fraction;
@@ -125,9 +136,15 @@ impl Synthetic {
             (slot.min(slots - 1) as u32) * units
         };
         self.cursor = first_unit + units;
+        let write = !is_read && !trim;
+        self.unflushed += u32::from(write);
+        // No draw at a FUA fraction of 0, so streams without FUA stay as they were.
+        let fua = write && self.fua_fraction > 0.0 && self.rng.unit() < self.fua_fraction;
         CommandSpec {
             is_read,
             trim,
+            flush: false,
+            fua,
             first_unit,
             units,
         }

@@ -340,7 +340,6 @@ fn dram_configuration_errors_name_their_key() {
         ssdtwin_core::load(&ssdtwin_core::ScenarioSource::Default, &overrides).unwrap_err()
     };
     assert_eq!(error(&["buffer.capacity=8GiB"]).key, "buffer.capacity");
-    assert_eq!(error(&["plp.capacitance=0"]).key, "plp.capacitance");
     assert_eq!(error(&["plp.capacitance=-5"]).key, "plp.capacitance");
     assert_eq!(error(&["plp.dropout_voltage=35"]).key, "plp.dropout_voltage");
     for ratio in ["0", "1.5", "-0.1"] {

@@ -103,6 +103,8 @@ fn free_blocks_over_time(extra: &[&str], seconds: f64, every: Duration) -> (Vec<
     let next = |rng: &mut Rng| CommandSpec {
         is_read: false,
         trim: false,
+        flush: false,
+        fua: false,
         first_unit: rng.below(span) as u32,
         units: 1,
     };

@@ -24,6 +24,8 @@ fn each_live_command_completes_once_with_its_tag_after_its_arrival() {
         let command = CommandSpec {
             is_read: tag % 3 == 0,
             trim: false,
+            flush: false,
+            fua: false,
             first_unit: (tag * 7) as u32,
             units: 1 + (tag % 4) as u32,
         };
@@ -50,6 +52,8 @@ fn a_live_step_stops_at_the_first_completion_instant() {
         let command = CommandSpec {
             is_read: false,
             trim: false,
+            flush: false,
+            fua: false,
             first_unit: tag as u32 * 100,
             units: 1,
         };
@@ -87,6 +91,8 @@ fn a_closed_loop_through_the_live_api_is_the_run() {
         let command = CommandSpec {
             is_read: false,
             trim: false,
+            flush: false,
+            fua: false,
             first_unit: rng.below(u64::from(logical)) as u32,
             units: 1,
         };

@@ -17,6 +17,7 @@ mod codewords;
 mod determinism;
 mod drain;
 mod dram;
+mod durability;
 mod ftl_invariants;
 mod ftl_properties;
 mod gc_pacing;

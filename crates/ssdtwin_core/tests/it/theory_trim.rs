@@ -47,6 +47,8 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
     let trim = CommandSpec {
         is_read: false,
         trim: true,
+        flush: false,
+        fua: false,
         first_unit: written,
         units: logical - written,
     };
@@ -67,6 +69,8 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
         let write = CommandSpec {
             is_read: false,
             trim: false,
+            flush: false,
+            fua: false,
             first_unit: rng.below(u64::from(written)) as u32,
             units: 1,
         };

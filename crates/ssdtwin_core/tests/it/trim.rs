@@ -21,6 +21,8 @@ fn command(is_read: bool, trim: bool, first_unit: u32, units: u32) -> CommandSpe
     CommandSpec {
         is_read,
         trim,
+        flush: false,
+        fua: false,
         first_unit,
         units,
     }

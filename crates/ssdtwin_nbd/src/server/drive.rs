@@ -58,8 +58,13 @@ pub(super) struct Client {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
     Read,
-    Write,
+    /// A write; `true`: with FUA (replied once programmed when the drive's volatile writes are
+    /// unprotected).
+    Write(bool),
     Trim,
+    /// NBD_CMD_FLUSH: a Flush of the model (replied once the writes acknowledged before it are
+    /// programmed, at once with power-loss protection).
+    Flush,
 }
 
 /// A request waiting for the model.
@@ -201,7 +206,7 @@ impl Drive {
                 state.disconnecting = true;
                 self.close_if_done(client);
             }
-            Command::Flush => self.reply(client, request.handle, 0, None),
+            Command::Flush => self.submit(client, request.handle, Kind::Flush, 0, 0),
             Command::Trim { .. } => {
                 self.store.zero(offset, u64::from(length));
                 self.submit(client, request.handle, Kind::Trim, offset, length);
@@ -213,9 +218,9 @@ impl Drive {
             }
             Command::WriteZeroes { .. } => {
                 self.store.zero(offset, u64::from(length));
-                self.submit(client, request.handle, Kind::Write, offset, length);
+                self.submit(client, request.handle, Kind::Write(false), offset, length);
             }
-            Command::Write { .. } => {
+            Command::Write { fua } => {
                 if self.store.write(offset, payload).is_err() {
                     log(&format!(
                         "client {client}: write refused: the store holds its cap of {} bytes",
@@ -224,7 +229,7 @@ impl Drive {
                     self.reply(client, request.handle, protocol::ENOSPC, None);
                     return;
                 }
-                self.submit(client, request.handle, Kind::Write, offset, length);
+                self.submit(client, request.handle, Kind::Write(fua), offset, length);
             }
             Command::Read => self.submit(client, request.handle, Kind::Read, offset, length),
         }
@@ -239,7 +244,7 @@ impl Drive {
             // The MSR format has no trim type: trims are left out of the trace.
             let name = if read { "Read" } else { "Write" };
             let ticks = at.as_nanos() / 100;
-            if kind != Kind::Trim {
+            if matches!(kind, Kind::Read | Kind::Write(_)) {
                 let _ = writeln!(trace, "{ticks},ssdtwin,0,{name},{offset},{length},0");
             }
         }
@@ -249,9 +254,11 @@ impl Drive {
         let (first, end) = match kind {
             // Only whole units are deallocated: the others keep their neighbours' data.
             Kind::Trim => (offset.div_ceil(unit), (offset + u64::from(length)) / unit),
+            // One command without units.
+            Kind::Flush => (0, 1),
             _ => (offset / unit, (offset + u64::from(length)).div_ceil(unit)),
         };
-        if length == 0 || end <= first {
+        if kind != Kind::Flush && (length == 0 || end <= first) {
             self.reply(client, handle, 0, None);
             return;
         }
@@ -271,11 +278,16 @@ impl Drive {
         let mut unit_at = first;
         while unit_at < end {
             let units = per_command.min(end - unit_at);
-            let command = CommandSpec {
-                is_read: read,
-                trim: kind == Kind::Trim,
-                first_unit: unit_at as u32,
-                units: units as u32,
+            let command = match kind {
+                Kind::Flush => CommandSpec::flush(),
+                _ => CommandSpec {
+                    is_read: read,
+                    trim: kind == Kind::Trim,
+                    flush: false,
+                    fua: kind == Kind::Write(true),
+                    first_unit: unit_at as u32,
+                    units: units as u32,
+                },
             };
             self.live.submit(at, command, tag);
             unit_at += units;

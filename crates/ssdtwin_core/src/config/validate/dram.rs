@@ -63,10 +63,10 @@ pub(super) fn dram(scenario: &Scenario) -> Result<(), ConfigError> {
     }
     let plp = &scenario.plp;
     check(
-        plp.capacitance.is_finite() && plp.capacitance > 0.0,
+        plp.capacitance.is_finite() && plp.capacitance >= 0.0,
         "plp.capacitance",
         plp.capacitance,
-        "more than 0 uF",
+        "0 uF or more (0: no hold-up capacitors, as on a client drive)",
     )?;
     check(
         plp.bus_voltage.is_finite() && plp.bus_voltage > 0.0 && plp.bus_voltage <= 1000.0,

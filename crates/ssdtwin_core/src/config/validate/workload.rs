@@ -22,6 +22,7 @@ pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlCo
             1.0 - workload.read_fraction
         ),
     )?;
+    fraction("workload.fua_fraction", workload.fua_fraction, false, false)?;
     fraction("workload.span", workload.span, true, false)?;
     fraction(
         "workload.sequential_fraction",

@@ -96,6 +96,8 @@ pub struct WriteBuffer {
     pub used: u32,
     /// Units waiting to flush.
     pub queued: u32,
+    /// A Flush or FUA write waits (`durability.rs`): flush whatever the fill level.
+    forced: bool,
     held: HashMap<u32, Held, FastHash>,
     order: FlushOrder,
     pub stats: BufferStats,
@@ -119,6 +121,7 @@ impl WriteBuffer {
             threshold,
             used: 0,
             queued: 0,
+            forced: false,
             held: HashMap::default(),
             order: match config.flush_order {
                 FlushOrderKind::Fifo => FlushOrder::Fifo(Fifo::default()),
@@ -132,10 +135,7 @@ impl WriteBuffer {
     #[inline]
     pub fn read_hit(&mut self, logical: u32) -> bool {
         self.stats.reads += 1;
-        let hit = self
-            .held
-            .get(&logical)
-            .is_some_and(|held| held.queued > held.discard || held.flushing > 0);
+        let hit = self.holds(logical);
         self.stats.read_hits += u64::from(hit);
         hit
     }
@@ -184,7 +184,27 @@ impl WriteBuffer {
     /// Whether a flush batch should start (the fill level is reached and writes wait).
     #[inline]
     pub fn wants_flush(&self) -> bool {
-        self.queued > 0 && self.used >= self.threshold
+        self.queued > 0 && (self.used >= self.threshold || self.forced)
+    }
+
+    /// Flush whatever the fill level while `on` (a Flush or FUA write waits).
+    pub fn force(&mut self, on: bool) {
+        self.forced = on;
+    }
+
+    /// Whether a write of `logical` is held, waiting or in a program not yet done.
+    pub fn holds(&self, logical: u32) -> bool {
+        self.held
+            .get(&logical)
+            .is_some_and(|held| held.queued > held.discard || held.flushing > 0)
+    }
+
+    /// The units held, waiting or in programs not yet done.
+    pub fn volatile_units(&self) -> impl Iterator<Item = u32> + '_ {
+        self.held
+            .iter()
+            .filter(|(_, held)| held.queued > held.discard || held.flushing > 0)
+            .map(|(&logical, _)| logical)
     }
 
     /// Flushing goes on until no write waits, whatever the fill level (the drain at the end of

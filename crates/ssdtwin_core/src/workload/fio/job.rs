@@ -50,6 +50,9 @@ pub struct FioJob {
     pub runtime: Option<Duration>,
     pub time_based: bool,
     pub distribution: FioDistribution,
+    /// A Flush after every this many writes (`fsync`, `fdatasync`: on a block device both flush
+    /// the drive's volatile write cache); 0: never.
+    pub fsync: u64,
 }
 
 /// A parsed job file.

@@ -19,7 +19,7 @@ const NO_EFFECT_OPTIONS: [&str; 8] = [
 ];
 
 /// Options this module understands.
-const SUPPORTED_OPTIONS: [&str; 21] = [
+const SUPPORTED_OPTIONS: [&str; 23] = [
     "rw",
     "readwrite",
     "rwmixread",
@@ -35,6 +35,8 @@ const SUPPORTED_OPTIONS: [&str; 21] = [
     "io_size",
     "io_limit",
     "number_ios",
+    "fsync",
+    "fdatasync",
     "runtime",
     "time_based",
     "random_distribution",
@@ -305,6 +307,11 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         Some((value, line)) => Some(size_of(value, line, "io_size")?),
         None => None,
     };
+    // fio HOWTO: "fsync=int: how many I/Os to perform before issuing an fsync"; 0 turns it off.
+    let fsync = match value_of(&["fsync", "fdatasync"])? {
+        Some((value, line)) => count_of(value, line, "fsync", 0, u64::MAX)?,
+        None => 0,
+    };
     let number_ios = match value_of(&["number_ios"])? {
         Some((value, line)) => Some(count_of(value, line, "number_ios", 1, u64::MAX)?),
         None => None,
@@ -354,6 +361,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         size,
         io_size,
         number_ios,
+        fsync,
         runtime,
         time_based,
         distribution,

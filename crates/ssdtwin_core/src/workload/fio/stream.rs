@@ -30,6 +30,8 @@ struct JobStream {
     owed: Option<(u64, u64)>,
     ios: u64,
     bytes: u64,
+    /// Writes since the last Flush (`fsync`).
+    unsynced: u64,
 }
 
 /// All jobs of a job file, each generating its own stream.
@@ -70,6 +72,7 @@ impl FioWorkload {
                     owed: None,
                     ios: 0,
                     bytes: 0,
+                    unsynced: 0,
                 }
             })
             .collect();
@@ -218,11 +221,21 @@ impl FioWorkload {
 
     /// The next command of `job` at `now`, in mapping units.
     pub fn next(&mut self, job: usize, now: Time) -> Option<CommandSpec> {
+        let stream = &mut self.streams[job];
+        if stream.job.fsync > 0 && stream.unsynced >= stream.job.fsync {
+            stream.unsynced = 0;
+            return Some(CommandSpec::flush());
+        }
         let io = self.next_io(job, now)?;
+        if !io.is_read && !io.trim {
+            self.streams[job].unsynced += 1;
+        }
         let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, io.trim);
         Some(CommandSpec {
             is_read: io.is_read,
             trim: io.trim,
+            flush: false,
+            fua: false,
             first_unit: first as u32,
             units: units as u32,
         })

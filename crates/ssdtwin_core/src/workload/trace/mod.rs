@@ -304,6 +304,8 @@ impl TraceSource {
         Ok(CommandSpec {
             is_read: record.is_read,
             trim: record.trim,
+            flush: false,
+            fua: false,
             first_unit: first as u32,
             units: units.min(u64::from(u32::MAX)) as u32,
         })
