@@ -156,7 +156,8 @@ impl Channel {
 pub struct ChannelChange {
     /// Delay before a grant on another channel than the previous grant's [duration].
     pub delay: Duration,
-    /// Grants on another channel than the previous grant's.
+    /// Grants that paid the delay (on another channel than the previous grant's, with a delay
+    /// above 0).
     pub changes: u64,
     last: Option<u32>,
 }
@@ -175,7 +176,7 @@ impl ChannelChange {
     pub fn before(&mut self, channel: u32) -> Duration {
         let changed = self.last.is_some_and(|last| last != channel);
         self.last = Some(channel);
-        if changed {
+        if changed && self.delay > Duration::ZERO {
             self.changes += 1;
             self.delay
         } else {
@@ -333,6 +334,6 @@ mod delay_tests {
         assert_eq!(grant(&mut change, &mut channels, 0, 0, 0, 10), at(10));
         assert_eq!(grant(&mut change, &mut channels, 1, 1, 10, 10), at(20));
         assert_eq!(grant(&mut change, &mut channels, 0, 1, 20, 10), at(30));
-        assert_eq!(change.changes, 2, "changes are counted even when they cost nothing");
+        assert_eq!(change.changes, 0, "only a change that costs time is counted");
     }
 }

@@ -34,8 +34,8 @@ pub struct FtlReport {
     pub erases: FtlErases,
     /// BAST merges by kind.
     pub merges: FtlMerges,
-    /// Channel grants on another channel than the controller's previous grant; each paid
-    /// `flash.channel_switch_time` (the channel delay).
+    /// Channel grants on another channel than the controller's previous grant that paid
+    /// `flash.channel_switch_time` (the channel delay; none counted when it is 0).
     pub channel_switches: u64,
     /// Channel grants to another chip (way) than their channel's previous grant; each paid
     /// `flash.way_switch_time` (the way delay).

@@ -62,6 +62,10 @@ fn an_unloaded_read_on_cho_pays_the_page_register_and_no_delay_without_delays() 
     let read = &report.latency_us.read;
     eprintln!("cho, 1 chip per channel: mean {} us, analytic {expected} us", read.mean);
     assert_eq!(report.ftl.way_switches, 0);
+    assert_eq!(
+        report.ftl.channel_switches, 0,
+        "a channel change that costs nothing is not counted"
+    );
     assert!(
         relative_error(read.mean, expected) < 1e-9,
         "mean {} vs {expected}",
