@@ -61,13 +61,11 @@ impl Controller {
         let op = self.dies[die as usize]
             .running
             .expect("a die with the channel runs an operation");
-        let chip = self.geometry.chip_of_die(die);
-        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
         let kind = self.ops[op].kind;
         match (kind, need) {
             (OpKind::Program { pages, units, .. }, _) => {
                 let transfer = self.timing.program_transfer(units);
-                let loaded = channel.occupy(now, chip, transfer);
+                let loaded = self.occupy(die, now, transfer);
                 let page_type = self.geometry.page_type(pages[0].1);
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
                 cx.die(StateChange::DieOpStart {
@@ -84,7 +82,7 @@ impl Controller {
             (OpKind::MappingProgram, _) => {
                 // A translation page: a full page of data in, then a lower-page program.
                 let transfer = self.timing.program_transfer(self.geometry.units_per_page);
-                let loaded = channel.occupy(now, chip, transfer);
+                let loaded = self.occupy(die, now, transfer);
                 let length = self.timing.program_time(0, &mut self.flash_rng);
                 cx.die(StateChange::DieOpStart {
                     die,
@@ -105,12 +103,12 @@ impl Controller {
                 _,
             ) => {
                 let transfer = self.timing.program_transfer(self.geometry.units_per_page);
-                let loaded = channel.occupy(now, chip, transfer);
+                let loaded = self.occupy(die, now, transfer);
                 let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (OpKind::Erase { .. }, _) => {
-                let start = channel.occupy(now, chip, self.timing.command);
+                let start = self.occupy(die, now, self.timing.command);
                 let erase = self.timing.erase;
                 cx.die(StateChange::DieOpStart {
                     die,
@@ -128,12 +126,12 @@ impl Controller {
                 },
                 _,
             ) => {
-                let start = channel.occupy(now, chip, self.timing.command);
+                let start = self.occupy(die, now, self.timing.command);
                 self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase, cx);
             }
             (_, Need::Command) => {
                 // A read: command and address cycles, then t_R with the channel free.
-                let sensing = channel.occupy(now, chip, self.timing.command);
+                let sensing = self.occupy(die, now, self.timing.command);
                 let page_type = self.dies[die as usize].page_type;
                 let mut t_read = self.timing.read[page_type as usize];
                 if let Some(reliability) = &self.reliability {
@@ -156,6 +154,17 @@ impl Controller {
         }
     }
 
+    /// `die`'s channel carries `length` from `now`, after the controller's channel delay when its
+    /// previous grant was on another channel and the channel's way delay when its previous grant
+    /// was for another chip; returns when it ends.
+    #[inline(always)]
+    fn occupy(&mut self, die: u32, now: Time, length: Duration) -> Time {
+        let channel = self.geometry.channel_of_die(die);
+        let before = self.channel_change.before(channel);
+        let chip = self.geometry.chip_of_die(die);
+        self.channels[channel as usize].occupy(now, chip, before, length)
+    }
+
     /// A read's data out, granted now: only the codewords it needs (column addressing).
     fn data_out<O: Observer>(&mut self, die: u32, op: u32, batch: u32, cx: &mut Context<O>) {
         let units = match self.ops[op].kind {
@@ -164,16 +173,14 @@ impl Controller {
             OpKind::MappingRead { .. } => self.geometry.units_per_page,
             _ => 1,
         };
-        let chip = self.geometry.chip_of_die(die);
-        let channel = &mut self.channels[self.geometry.channel_of_die(die) as usize];
         let mut transfer = self.timing.read_transfer(units);
         if let Some(reliability) = &self.reliability {
             // Each retry's data and the soft bits go out too.
             transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));
         }
-        let done = channel.occupy(cx.now, chip, transfer);
+        let done = self.occupy(die, cx.now, transfer);
         // `DieDone` at `done` hands the channel on (`on_die_done`).
-        channel.owner_hands_on();
+        self.channels[self.geometry.channel_of_die(die) as usize].owner_hands_on();
         let bytes = u64::from(units) * self.geometry.unit_bytes;
         report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
         cx.events.schedule(done, Event::DieDone { die });

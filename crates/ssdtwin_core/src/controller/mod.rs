@@ -45,7 +45,7 @@ use crate::base::rng::Rng;
 use crate::base::slab::Slab;
 use crate::base::time::{Duration, Time};
 use crate::flash::params::{FlashConfig, SuspendConfig};
-use crate::flash::{Channel, Geometry, Timing};
+use crate::flash::{Channel, ChannelChange, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::reliability::Reliability;
@@ -61,6 +61,8 @@ pub struct Controller {
     timing: Timing,
     pub ftl: Ftl,
     pub channels: Vec<Channel>,
+    /// The controller's channel delay (`flash.channel_switch_time`) and its count.
+    pub channel_change: ChannelChange,
     pub dies: Vec<Die>,
     scheduler: Scheduler,
     suspend_config: SuspendConfig,
@@ -145,7 +147,8 @@ impl Controller {
             reads_in_flight: 0,
         };
         Ok(Controller {
-            channels: vec![Channel::new(flash.channel_switch_time); geometry.channels as usize],
+            channels: vec![Channel::new(flash.way_switch_time); geometry.channels as usize],
+            channel_change: ChannelChange::new(flash.channel_switch_time),
             dies: (0..geometry.dies).map(|_| Die::default()).collect(),
             scheduler: Scheduler::new(config),
             suspend_config: flash.suspend.clone(),

@@ -10,6 +10,6 @@ pub mod geometry;
 pub mod params;
 pub mod timing;
 
-pub use channel::Channel;
+pub use channel::{Channel, ChannelChange};
 pub use geometry::Geometry;
 pub use timing::Timing;

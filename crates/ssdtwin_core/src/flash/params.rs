@@ -118,10 +118,15 @@ pub struct FlashConfig {
     /// Relative spread of program time, the standard deviation of a normal factor around 1
     /// (clamped to ±3 sigma) [fraction].
     pub program_time_spread: f64,
-    /// Channel-switch delay: extra channel time before a transfer whose chip (way) differs from
-    /// the chip of the channel's previous transfer (Cho et al., section IV-B: 30 us). 0 turns it
-    /// off [duration].
+    /// Channel delay: extra channel time before a grant on another channel than the controller's
+    /// previous grant (Cho et al., section III-B: "several us of channel delay occur when changing
+    /// channel"; section IV-B: 30 us). 0 turns it off [duration].
     pub channel_switch_time: Duration,
+    /// Way delay: extra channel time before a grant to another chip (way) than the channel's
+    /// previous grant (Cho et al., section III-B, the delay of delivering orders in turn to the
+    /// chips sharing a channel; the paper gives it no value apart from the transfers). 0 turns it
+    /// off [duration].
+    pub way_switch_time: Duration,
     /// Time a die spends moving a page between its array and its page register, added to every
     /// read (before data out) and every program (after data in); the die is busy, the channel
     /// free (Cho et al., section IV-B: 82 us). 0 turns it off [duration].
@@ -155,6 +160,7 @@ impl Default for FlashConfig {
             multi_plane: true,
             program_time_spread: 0.0,
             channel_switch_time: Duration::ZERO,
+            way_switch_time: Duration::ZERO,
             page_register_time: Duration::ZERO,
             cache_read: false,
             suspend: SuspendConfig::default(),

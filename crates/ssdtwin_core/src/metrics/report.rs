@@ -34,9 +34,12 @@ pub struct FtlReport {
     pub erases: FtlErases,
     /// BAST merges by kind.
     pub merges: FtlMerges,
-    /// Channel transfers addressed to another chip (way) than their channel's previous transfer;
-    /// each paid `flash.channel_switch_time`.
+    /// Channel grants on another channel than the controller's previous grant that paid
+    /// `flash.channel_switch_time` (the channel delay; none counted when it is 0).
     pub channel_switches: u64,
+    /// Channel grants to another chip (way) than their channel's previous grant; each paid
+    /// `flash.way_switch_time` (the way delay).
+    pub way_switches: u64,
     /// Closed blocks relocated by static wear leveling (`ftl.wear_leveling = "static"`).
     pub wear_relocations: u64,
     /// Mapping units named by host trims (deallocates) in the measured run, each unmapped; a unit

@@ -76,6 +76,7 @@ impl Simulation {
                 full: counts.full_merges,
             },
             channel_switches: measured.channel_switches,
+            way_switches: measured.way_switches,
             wear_relocations: measured.wear_relocations,
             trimmed_units: measured.placed.trimmed_units,
             pe_cycles: {

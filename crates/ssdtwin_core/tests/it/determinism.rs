@@ -198,6 +198,7 @@ fn block_mapping_and_bast_runs_are_reproducible() {
             "flash.chips_per_channel=2",
             "flash.dies_per_chip=1",
             "flash.channel_switch_time=30us",
+            "flash.way_switch_time=10us",
             "flash.page_register_time=82us",
             "ftl.log_blocks=8",
             &mapping_setting,
@@ -205,7 +206,11 @@ fn block_mapping_and_bast_runs_are_reproducible() {
         let first = run(&scenario);
         let second = run(&scenario);
         assert!(first.ftl.erases.total > 0, "{mapping}: the run updates blocks");
-        assert!(first.ftl.channel_switches > 0, "{mapping}: channels change chips");
+        assert!(
+            first.ftl.channel_switches > 0,
+            "{mapping}: the controller changes channels"
+        );
+        assert!(first.ftl.way_switches > 0, "{mapping}: channels change chips");
         assert_eq!(simulated_part(&first), simulated_part(&second), "{mapping}");
     }
 }

@@ -193,4 +193,7 @@ fn unsupported_block_and_bast_combinations_are_config_errors() {
 
     let error = load_error(&["flash.channel_switch_time=1s"]);
     assert_eq!(error.key, "flash.channel_switch_time", "{error}");
+    let error = load_error(&["flash.way_switch_time=1s"]);
+    assert_eq!(error.key, "flash.way_switch_time", "{error}");
+    assert!(error.message.contains("100ms"), "{error}");
 }

@@ -145,6 +145,7 @@ pub(super) fn flash(flash: &FlashConfig) -> Result<(), ConfigError> {
 
     for (key, delay) in [
         ("flash.channel_switch_time", flash.channel_switch_time),
+        ("flash.way_switch_time", flash.way_switch_time),
         ("flash.page_register_time", flash.page_register_time),
     ] {
         check(delay <= Duration::from_millis(100), key, delay, "0 (off) to 100ms")?;
