@@ -3,12 +3,14 @@
 `claims.toml` names) and prints the README's tables.
 
     ssdtwin sweep studies/program_suspend/sweep.toml
-    python studies/program_suspend/measure.py [RESULTS_DIR]     # default results/program_suspend
+    python studies/program_suspend/measure.py [RESULTS_DIR]
 
-The isolating table for Figure 11a counts, per point, the mean number of dies whose array is
-programming, reading or holding a suspended program at any instant (Little's law over the run:
-operations x array time / simulated time), which is what the NAND rail sum of the paper's Section
-5.2 adds up.
+RESULTS_DIR defaults to studies/program_suspend/results/program_suspend (where the sweep writes).
+
+The isolating table for Figure 11a counts, per point, the mean number of programs pulsing (array
+time, extra ISPP time included), of programs held suspended and of reads sensing at any instant
+(Little's law over the run: operations x their time / simulated time): the terms the NAND rail
+sum of the paper's Section 5.2 adds up.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from typing import Any
 import ssdtwin
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
 SETTINGS = {"off": (0, False), "5": (5, False), "10": (10, False), "10+erase": (10, True)}
 CASES = [(qd, read) for qd in (16, 64) for read in (0.25, 0.75)]
 
@@ -76,7 +77,9 @@ def _overlap(row: dict[str, Any], times: dict[str, float]) -> dict[str, float]:
     return {"programming": active / seconds, "suspended": held / seconds, "reading": reads / seconds}
 
 
-def measured(points: dict[tuple[int, float, str], dict[str, Any]], times: dict[str, float]) -> dict[str, float]:
+def measured(
+    points: dict[tuple[int, float, str], dict[str, Any]], times: dict[str, float]
+) -> dict[str, float]:
     def get(qd: int, read: float, setting: str, key: str) -> float:
         return float(points[qd, read, setting][key])
 
@@ -107,7 +110,7 @@ def measured(points: dict[tuple[int, float, str], dict[str, Any]], times: dict[s
         "total_qos_rel_10_vs_5_qd64_r75": relative(64, 0.75, all_p9999, "10", "5"),
         "read_qos_change_ms_qd64_r75_erase_suspend": change(64, 0.75, read_p9999, "10+erase") / 1e3,
         "tpgms_ratio_10_suspensions": program_ratio,
-        "waf_qd64_w75": get(64, 0.25, "off", "waf"),
+        "waf_mean_suspend_off": sum(get(qd, read, "off", "waf") for qd, read in CASES) / len(CASES),
     }
 
 
@@ -120,17 +123,18 @@ def print_tables(points: dict[tuple[int, float, str], dict[str, Any]], times: di
     for qd, read in CASES:
         for setting in SETTINGS:
             row = points[qd, read, setting]
-            latency = [row[f"latency_us.{kind}"] for kind in ("all.mean", "read.p99", "read.p99_99", "all.p99_99")]
-            print(
-                f"| {qd} | {read} | {setting} | {row['iops']:,.0f} | "
-                + " | ".join(f"{value:,.0f}" for value in latency)
-                + f" | {row['suspend.program']:,} | {row['suspend.mean_program_time_us']:,.0f} | {row['waf']:.2f}"
-                f" | {row['ftl.erases.total']:,} | {row['power_w.nand_avg']:.2f} | {row['power_w.io_bus_avg']:.4f} |"
-            )
+            latency = [
+                row[f"latency_us.{kind}"] for kind in ("all.mean", "read.p99", "read.p99_99", "all.p99_99")
+            ]
+            cells = [f"{row['iops']:,.0f}", *(f"{value:,.0f}" for value in latency)]
+            cells += [f"{row['suspend.program']:,}", f"{row['suspend.mean_program_time_us']:,.0f}"]
+            cells += [f"{row['waf']:.2f}", f"{row['ftl.erases.total']:,}", f"{row['power_w.nand_avg']:.2f}"]
+            cells += [f"{row['power_w.io_bus_avg']:.4f}"]
+            print(f"| {qd} | {read} | {setting} | " + " | ".join(cells) + " |")
     print()
     print(
-        "| QD | read | suspend | programs/s | dies programming | dies holding a suspended program "
-        "| dies reading | NAND [W] | NAND peak (window) [W] |"
+        "| QD | read | suspend | programs/s | programs pulsing | suspended programs "
+        "| reads sensing | NAND [W] | NAND peak (window) [W] |"
     )
     print("|" + "---|" * 9)
     for qd, read in CASES:
@@ -138,19 +142,48 @@ def print_tables(points: dict[tuple[int, float, str], dict[str, Any]], times: di
             row = points[qd, read, setting]
             dies = _overlap(row, times)
             rate = (row["flash.programs"] + row["flash.gc_programs"]) / row["simulated_time_s"]
-            print(
-                f"| {qd} | {read} | {setting} | {rate:,.0f} | {dies['programming']:.1f} | {dies['suspended']:.1f} "
-                f"| {dies['reading']:.1f} | {row['power_w.nand_avg']:.2f} | {row['power_w.nand_peak_window']:.2f} |"
-            )
+            cells = [f"{rate:,.0f}", *(f"{dies[key]:.1f}" for key in ("programming", "suspended", "reading"))]
+            cells += [f"{row['power_w.nand_avg']:.2f}", f"{row['power_w.nand_peak_window']:.2f}"]
+            print(f"| {qd} | {read} | {setting} | " + " | ".join(cells) + " |")
+
+
+ISOLATE_COLUMNS = {
+    "iops": ("IOPS", ",.0f"),
+    "latency_us.read.p99_9": ("read p99.9 [us]", ",.0f"),
+    "latency_us.read.p99_99": ("read p99.99 [us]", ",.0f"),
+    "latency_us.all.p99_99": ("all p99.99 [us]", ",.0f"),
+    "latency_us.write.p99_99": ("write p99.99 [us]", ",.0f"),
+    "queues.hol_events": ("head-of-line blocked admissions", ",.0f"),
+    "queues.die_utilization": ("die utilisation", ".2f"),
+    "suspend.mean_program_time_us": ("tPGM,s [us]", ",.0f"),
+}
+
+
+def print_isolating(results: Path) -> None:
+    """The table of an isolating sweep (isolate_tail.toml, isolate_extra.toml), if it was run."""
+    if not (results / "results.parquet").exists():
+        return
+    table = ssdtwin.load(results)
+    swept = list(table.columns[: table.columns.get_loc("ssdtwin_version")])
+    swept = [column for column in swept if column not in ("point_id", "seed", "status", "error")]
+    print(f"\n{results.name}:\n")
+    print("| " + " | ".join([*swept, *(name for name, _ in ISOLATE_COLUMNS.values())]) + " |")
+    print("|" + "---|" * (len(swept) + len(ISOLATE_COLUMNS)))
+    for row in table.to_dict("records"):
+        cells = [str(row[column]) for column in swept]
+        cells += [format(row[key], spec) for key, (_, spec) in ISOLATE_COLUMNS.items()]
+        print("| " + " | ".join(cells) + " |")
 
 
 def main() -> None:
-    results = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "results" / "program_suspend"
+    results = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "results" / "program_suspend"
     points = _points(results)
     times = _preset_times()
     values = measured(points, times)
     (HERE / "measured.json").write_text(json.dumps(values, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print_tables(points, times)
+    for name in ("isolate_tail", "isolate_extra"):
+        print_isolating(results.parent / name)
     print()
     for key, value in sorted(values.items()):
         print(f"{key} = {value:.4g}")

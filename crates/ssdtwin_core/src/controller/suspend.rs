@@ -132,7 +132,7 @@ impl ArrayOp {
     /// Resumes at `now`, with the extra ISPP time of a resume added to the remaining time; returns
     /// the new end.
     pub fn resume(&mut self, now: Time) -> Time {
-        self.remaining = self.remaining + self.limits.extra;
+        self.remaining += self.limits.extra;
         self.stretch_start = now + self.limits.resume;
         self.end = self.stretch_start + self.remaining;
         self.state = ArrayState::Running;
