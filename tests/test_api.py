@@ -221,6 +221,7 @@ def test_version_is_written_into_reports():
     [
         ("flash.suspend.enter_time", 0.9, "fraction of the operation time from 0 to 0.5"),
         ("flash.suspend.enter_time", "sixty", "duration"),
+        ("flash.suspend.resume_extra_time", -0.1, "fraction of the operation time from 0 to 0.5"),
         ("flash.suspend.program_pulses", 0, "1 to 1000"),
         ("flash.suspend.max_per_operation", 5000, "0 (off) to 1000"),
         ("flash.suspend.suspend_reads", 3, "reads_per_suspend"),

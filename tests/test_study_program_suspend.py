@@ -1,101 +1,147 @@
-"""The program-suspend study (studies/program_suspend): the directions of the program-suspend
-paper's Section 5 on a reduced run of the same grid."""
+"""The program-suspend study (studies/program_suspend, papers/001): the study's drive and drive state
+(sweep.toml's base: enterprise_tlc at 64 blocks per plane, GC-steady) on 400,000 of its 1.5
+million I/Os. Numbers the study reproduces are asserted within 25%, the paper's directions with a
+margin of at least 5%; what the study does not reproduce is not asserted the other way: its named
+mechanism is (studies/program_suspend/README.md). Paced GC runs from the first command (WAF about
+2.46 everywhere), but the read-heavy runs end before their first erases, so no read tail of a
+read-heavy run is asserted here."""
 
 from __future__ import annotations
 
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from pathlib import Path
 
 import pytest
 
 import ssdtwin
 
-BASE: dict[str, Any] = {
-    "drive": "enterprise_tlc",
-    "controller": {"scheduler": "read_first"},
-    "flash": {"blocks_per_plane": 16},
-    "workload": {
-        "block_size": "4KiB",
-        "pattern": "random",
-        "io_count": 150_000,
-        "precondition": "steady",
-    },
-}
+STUDY = Path(__file__).resolve().parents[1] / "studies" / "program_suspend"
+BASE = tomllib.loads((STUDY / "sweep.toml").read_text(encoding="utf-8"))["base"]
+IO_COUNT = 400_000
+PAPER_IOPS_GAIN = 113_000  # Figure 10a / Section 5.1, QD 64, 75% reads, up to 10 suspensions
+PAPER_IO_BUS_RISE_W = 0.017  # Figure 11b / Section 5.2, QD 16, 75% writes
 SUSPEND = {"off": (False, 0), "5": (True, 5), "10": (True, 10)}
 CASES = [(qd, read) for qd in (16, 64) for read in (0.25, 0.75)]
+# Where the dies have room left when suspend is off (all but QD 64 write-heavy, which is bound by
+# program bandwidth: see the README).
+ROOMY = [(16, 0.25), (16, 0.75), (64, 0.75)]
+T_PROGRAM_US = 2000.0  # enterprise_tlc's t_program (the paper's Table 2)
+EXTRA_US = 125.0  # 0.0625 of it: enterprise_tlc's resume_extra_time
 
 
 def _run(qd: int, read: float, suspend: str) -> ssdtwin.Report:
-    enabled, limit = SUSPEND[suspend]
+    enabled, limit = SUSPEND[suspend.removesuffix("+erase")]
     return ssdtwin.run(
         BASE,
         **{
+            "workload.io_count": IO_COUNT,
             "host.queue_depth": qd,
             "workload.read_fraction": read,
             "flash.suspend.program": enabled,
             "flash.suspend.max_per_operation": limit,
+            "flash.suspend.erase": suspend.endswith("+erase"),
         },
     )
 
 
 @pytest.fixture(scope="module")
 def grid() -> dict[tuple[int, float, str], ssdtwin.Report]:
-    keys = [(qd, read, suspend) for qd, read in CASES for suspend in SUSPEND]
+    keys = [(qd, read, suspend) for qd, read in CASES for suspend in SUSPEND] + [(16, 0.25, "10+erase")]
     with ThreadPoolExecutor(max_workers=2) as pool:
         reports = list(pool.map(lambda key: _run(*key), keys))
     return dict(zip(keys, reports, strict=True))
 
 
-def test_suspend_raises_iops_and_lowers_mean_latency_in_every_case(grid):
-    for qd, read in CASES:
+def _seconds_to_micros(report: ssdtwin.Report) -> float:
+    return report.simulated_time_s * 1e6
+
+
+def test_calibration_ten_suspensions_more_than_double_the_program_time():
+    # The paper's Section 4.3: tPGM,s becomes "more than twice" tPGM; Section 4.1: up to 10
+    # suspensions. enterprise_tlc's tEPS (0.035 of tPROG), resume (10 us) and extra ISPP time per
+    # resume (0.0625 of tPROG) give tPGM,s(10) = 2 ms + 10 x 205 us = 2.025 x tPROG.
+    suspend = ssdtwin.resolve({"drive": "enterprise_tlc"})["flash"]["suspend"]
+    assert suspend["enter_time"] == 0.035
+    assert suspend["resume_time"] == "10us"
+    assert suspend["resume_extra_time"] == 0.0625
+    per_suspension = (suspend["enter_time"] + suspend["resume_extra_time"]) * T_PROGRAM_US + 10.0
+    ratio = 1 + 10 * per_suspension / T_PROGRAM_US
+    assert ratio > 2.0
+    assert abs(ratio / 2.0 - 1) <= 0.25
+
+
+def test_calibration_waf_is_table_1s_within_25_percent(grid):
+    # Table 1: WAF 2.4; the study's drive state is GC-steady.
+    wafs = [grid[qd, read, "off"].waf for qd, read in CASES]
+    mean = sum(wafs) / len(wafs)
+    assert abs(mean / 2.4 - 1) <= 0.25, wafs
+
+
+def test_suspend_raises_iops_and_lowers_mean_latency_where_the_dies_have_room(grid):
+    # Figure 10: suspend raises IOPS and lowers the mean latency.
+    for qd, read in ROOMY:
         off = grid[qd, read, "off"]
         for limit in ("5", "10"):
             on = grid[qd, read, limit]
-            assert on.iops > off.iops, (qd, read, limit)
-            assert on.latency_us["all"]["mean"] < off.latency_us["all"]["mean"], (qd, read, limit)
-            assert on.suspend["program"] > 0
+            assert on.iops >= 1.05 * off.iops, (qd, read, limit)
+            assert on.latency_us["all"]["mean"] <= 0.95 * off.latency_us["all"]["mean"], (qd, read, limit)
             assert on.suspend["mean_program_time_us"] > off.suspend["mean_program_time_us"]
 
 
-def test_suspend_improves_read_qos_in_every_case(grid):
-    for qd, read in CASES:
-        off = grid[qd, read, "off"].latency_us["read"]["p99_99"]
-        for limit in ("5", "10"):
-            assert grid[qd, read, limit].latency_us["read"]["p99_99"] < off, (qd, read, limit)
-
-
-def test_the_gain_is_largest_read_heavy_at_qd64(grid):
-    def gain(qd: int, read: float) -> float:
-        return grid[qd, read, "10"].iops - grid[qd, read, "off"].iops
-
-    def qos_gain(qd: int, read: float) -> float:
-        return (
-            grid[qd, read, "off"].latency_us["read"]["p99_99"]
-            - grid[qd, read, "10"].latency_us["read"]["p99_99"]
-        )
-
-    # At QD 64, read-heavy gains more than write-heavy, in IOPS and in read QoS; read-heavy gains
-    # more IOPS at QD 64 than at 16. (Our read-QoS gain at QD 16 read-heavy is as large as at QD 64,
-    # where the paper finds it marginal: see the study's README.)
-    assert gain(64, 0.75) > gain(64, 0.25)
-    assert gain(64, 0.75) > gain(16, 0.75)
-    assert qos_gain(64, 0.75) > qos_gain(64, 0.25)
-
-
-def test_ten_suspensions_gain_little_over_five(grid):
-    for qd, read in CASES:
-        five, ten = grid[qd, read, "5"].iops, grid[qd, read, "10"].iops
-        assert abs(ten - five) / five < 0.1, (qd, read, five, ten)
-        # More suspensions allowed never means fewer taken.
-        assert grid[qd, read, "10"].suspend["program"] >= grid[qd, read, "5"].suspend["program"] * 0.95
-
-
-def test_suspend_costs_nand_and_io_bus_power(grid):
-    # The paper's Figure 11: the dies serve more operations per second with suspend, so NAND
-    # power and I/O-bus power rise.
-    for qd, read in CASES:
+def test_suspend_raises_nand_and_io_bus_power_where_the_dies_have_room(grid):
+    # Figure 11: more operations per second draw more NAND and I/O-bus power.
+    for qd, read in ROOMY:
         off = grid[qd, read, "off"].power_w
         for limit in ("5", "10"):
             on = grid[qd, read, limit].power_w
-            assert on["io_bus_avg"] > off["io_bus_avg"], (qd, read, limit)
-            assert on["nand_avg"] > off["nand_avg"], (qd, read, limit)
+            assert on["nand_avg"] >= 1.05 * off["nand_avg"], (qd, read, limit)
+            assert on["io_bus_avg"] >= 1.05 * off["io_bus_avg"], (qd, read, limit)
+
+
+def test_iops_gain_at_qd64_read_heavy_is_the_papers_within_25_percent(grid):
+    gain = grid[64, 0.75, "10"].iops - grid[64, 0.75, "off"].iops
+    assert abs(gain / PAPER_IOPS_GAIN - 1) <= 0.25, gain
+
+
+def test_io_bus_power_rise_at_qd16_write_heavy_is_the_papers_within_25_percent(grid):
+    rise = grid[16, 0.25, "10"].power_w["io_bus_avg"] - grid[16, 0.25, "off"].power_w["io_bus_avg"]
+    assert abs(rise / PAPER_IO_BUS_RISE_W - 1) <= 0.25, rise
+
+
+def test_suspend_barely_moves_nand_power_at_qd64_write_heavy(grid):
+    # The paper's -1.5 W (Figure 11a) is not reproduced (README). Its mechanism, fewer programs
+    # pulsing at once, moves the mean only with the program rate (Little's law: rate x pulsing
+    # time), and dies holding suspended programs add back what it takes: the change stays far
+    # from 1.5 W either way.
+    def pulsing(report: ssdtwin.Report) -> float:
+        programs = report.flash["programs"] + report.flash["gc_programs"]
+        return (programs * T_PROGRAM_US + report.suspend["program"] * EXTRA_US) / _seconds_to_micros(report)
+
+    def program_rate(report: ssdtwin.Report) -> float:
+        return (report.flash["programs"] + report.flash["gc_programs"]) / report.simulated_time_s
+
+    off, on = grid[64, 0.25, "off"], grid[64, 0.25, "10"]
+    assert on.suspend["program"] > 0
+    assert abs(on.power_w["nand_avg"] - off.power_w["nand_avg"]) < 0.3
+    assert pulsing(on) / pulsing(off) >= program_rate(on) / program_rate(off)
+
+
+def test_ten_suspensions_change_iops_little_over_five(grid):
+    for qd, read in CASES:
+        five, ten = grid[qd, read, "5"].iops, grid[qd, read, "10"].iops
+        assert abs(ten - five) / five < 0.05, (qd, read, five, ten)
+        assert grid[qd, read, "10"].suspend["program"] >= grid[qd, read, "5"].suspend["program"] * 0.95
+
+
+def test_erases_set_the_read_tail_where_they_run(grid):
+    # The mechanism behind the read-QoS gain the study does not reproduce (README): where erases
+    # run, a read that reaches an erasing die waits out the rest of a 5 ms tERS (Table 2), with or
+    # without program suspend: a p99.99 beyond 4 ms, which no 2 ms program (plus the reads ahead)
+    # makes; erase suspend takes that wait out.
+    for qd, read in [(16, 0.25), (64, 0.25)]:
+        for suspend in SUSPEND:
+            report = grid[qd, read, suspend]
+            assert report.ftl["erases"]["total"] > 0
+            assert report.latency_us["read"]["p99_99"] >= 4_000, (qd, read, suspend)
+    assert grid[16, 0.25, "10+erase"].latency_us["read"]["p99_99"] <= 2_500

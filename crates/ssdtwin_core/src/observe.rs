@@ -54,8 +54,9 @@ pub enum StateChange {
     DieOpEnd { die: u32 },
     /// `die` suspended its program or erase; the array stopped at `stopped` (≤ now).
     DieOpInterrupt { die: u32, stopped: Time },
-    /// `die` resumes its suspended operation at `start`.
-    DieOpResume { die: u32, start: Time },
+    /// `die` resumes its suspended operation at `start`, first repeating the last `rewind` of its
+    /// array time (the extra ISPP time of a resume; zero unless configured).
+    DieOpResume { die: u32, start: Time, rewind: Duration },
     /// A host command reached the controller.
     Command,
     /// `bytes` moved through controller DRAM.

@@ -90,6 +90,7 @@ impl Controller {
         cx.die(StateChange::DieOpResume {
             die,
             start: array.stretch_start,
+            rewind: array.limits.extra,
         });
         state.running = Some(array.op);
         state.busy_since = cx.now;

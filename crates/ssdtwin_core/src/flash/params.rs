@@ -247,6 +247,9 @@ pub struct SuspendConfig {
     pub enter_time: TimeOrFraction,
     /// Time to resume a suspended program before its next pulse [duration or fraction].
     pub resume_time: TimeOrFraction,
+    /// ISPP time a program adds at each resume: the extra iterations the program-suspend paper's
+    /// Section 4.3 measures after a suspension; 0 = off [duration or fraction of tPROG].
+    pub resume_extra_time: TimeOrFraction,
     /// ISPP pulse-and-verify steps per program; suspension waits for the current one [count].
     pub program_pulses: u32,
     /// Host reads served per suspension at most [count].
@@ -269,6 +272,7 @@ impl Default for SuspendConfig {
             max_per_operation: 5,
             enter_time: TimeOrFraction::Time(Duration::from_micros(60)),
             resume_time: TimeOrFraction::Time(Duration::from_micros(10)),
+            resume_extra_time: TimeOrFraction::Time(Duration::ZERO),
             program_pulses: 16,
             reads_per_suspend: 8,
             erase_max_per_operation: 5,

@@ -312,10 +312,11 @@ impl PowerModel {
         self.refresh(die, now);
     }
 
-    /// The interrupted operation of `die` resumes at `start` (≥ `now`) where its profile stopped;
-    /// until then the die is bus idle.
+    /// The interrupted operation of `die` resumes at `start` (≥ `now`) where its profile stopped,
+    /// less `rewind` (the extra ISPP time of a resume repeats the profile's last `rewind` before
+    /// the stop, down to its start); until then the die is bus idle.
     #[inline]
-    pub fn die_op_resume(&mut self, now: Time, die: u32, start: Time) {
+    pub fn die_op_resume(&mut self, now: Time, die: u32, start: Time, rewind: Duration) {
         if !self.enabled {
             return;
         }
@@ -323,7 +324,11 @@ impl PowerModel {
         self.enter_operation(now, die);
         let profiles = &self.profiles;
         let state = &mut self.dies[die as usize];
-        let offset = state.interrupted_at;
+        let offset = if rewind < state.interrupted_at {
+            state.interrupted_at - rewind
+        } else {
+            Duration::ZERO
+        };
         state.suspended = false;
         state.profile = state.held_profile;
         state.duration = state.held_duration;

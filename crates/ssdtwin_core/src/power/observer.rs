@@ -25,7 +25,7 @@ impl PowerModel {
             } => self.transfer(now, die, end, length, direction),
             StateChange::DieOpEnd { die } => self.die_op_end(now, die),
             StateChange::DieOpInterrupt { die, stopped } => self.die_op_interrupt(now, die, stopped),
-            StateChange::DieOpResume { die, start } => self.die_op_resume(now, die, start),
+            StateChange::DieOpResume { die, start, rewind } => self.die_op_resume(now, die, start, rewind),
             StateChange::Command => self.command(now),
             StateChange::ControllerPowerState { scale } => self.controller_power_state(now, scale),
             StateChange::DramAccess { bytes } => self.dram_access(now, bytes),

@@ -32,7 +32,7 @@ fn a_resumed_program_completes_its_profile_energy() {
     let mut split = PowerModel::new(&config, 1, 1, 3);
     split.die_op_start(us(0), 0, us(0), OpClass::Program, 1, program);
     split.die_op_interrupt(us(250), 0, us(250));
-    split.die_op_resume(us(400), 0, us(550));
+    split.die_op_resume(us(400), 0, us(550), Duration::ZERO);
     split.die_op_end(us(1300), 0);
     let (_, split_energy, _) = split.finish(us(1300));
 
@@ -48,6 +48,33 @@ fn a_resumed_program_completes_its_profile_energy() {
     );
     let profile = whole.profiles().energy(OpClass::Program, 1, program);
     assert!((whole_energy.nand - profile - standby * 300e-6).abs() < 1e-12);
+}
+
+#[test]
+fn extra_ispp_time_on_resume_repeats_the_profile_before_the_stop() {
+    // As above, but the resume repeats the 100 us before the stop at 250 us (150-250 us of the
+    // profile: 50 us at 2.0x and 50 us at 0.5x the program current) and the array ends 100 us
+    // later, at 1,400 us.
+    let config = config();
+    let program = Duration::from_micros(1000);
+    let run = |rewind: u64, end: u64| {
+        let mut model = PowerModel::new(&config, 1, 1, 3);
+        model.die_op_start(us(0), 0, us(0), OpClass::Program, 1, program);
+        model.die_op_interrupt(us(250), 0, us(250));
+        model.die_op_resume(us(400), 0, us(550), Duration::from_micros(rewind));
+        model.die_op_end(us(end), 0);
+        model.finish(us(1400)).1.nand
+    };
+    let plain = run(0, 1300);
+    let rewound = run(100, 1400);
+    let milliwatts = |milliamperes: f64| config.vcc_v * milliamperes * 1e-3;
+    let standby = config.vcc_v * config.isb_ua * 1e-6;
+    let expected = milliwatts(config.icc_program_ma.for_type(1)) * (2.0 * 50e-6 + 0.5 * 50e-6) - standby * 100e-6;
+    assert!(
+        (rewound - plain - expected).abs() < 1e-12,
+        "{} vs {expected}",
+        rewound - plain
+    );
 }
 
 #[test]

@@ -46,7 +46,7 @@ fn us(micros: u64) -> Duration {
 
 /// One die, SLC (one program and one read time, so the test knows both whatever page is hit),
 /// program suspend on: 1 ms programs in 16 steps, 50 us reads, enter 60 us, resume 10 us.
-const ONE_DIE_SUSPEND: [&str; 12] = [
+const ONE_DIE_SUSPEND: [&str; 13] = [
     "flash.channels=1",
     "flash.dies_per_chip=1",
     "flash.cell=slc",
@@ -56,6 +56,7 @@ const ONE_DIE_SUSPEND: [&str; 12] = [
     "flash.suspend.max_per_operation=5",
     "flash.suspend.enter_time=\"60us\"",
     "flash.suspend.resume_time=\"10us\"",
+    "flash.suspend.resume_extra_time=0", // BASE's enterprise_tlc adds an ISPP step per resume
     "flash.suspend.program_pulses=16",
     "flash.suspend.reads_per_suspend=8",
     "flash.multi_plane=false",

@@ -3,7 +3,7 @@
 //!
 //! The drive is one die on one channel of [`BASE`](super::BASE): TLC upper-page program 2 ms in 16
 //! ISPP steps of 125 us, centre-page read 75 us, erase 5 ms in 5 pulses of 1 ms, enter 60 us,
-//! resume 10 us.
+//! resume 10 us, no extra ISPP time on resume unless a test sets it.
 
 use ssdtwin_core::base::time::{Duration, Time};
 use ssdtwin_core::sim::harness::DieHarness;
@@ -24,6 +24,7 @@ fn one_die(extra: &[&str]) -> Scenario {
         "flash.suspend.erase_max_per_operation=5",
         "flash.suspend.enter_time=\"60us\"",
         "flash.suspend.resume_time=\"10us\"",
+        "flash.suspend.resume_extra_time=0", // enterprise_tlc's 0.0625: set where a test asks
         "flash.suspend.erase_enter_time=\"60us\"",
         "flash.suspend.erase_resume_time=\"10us\"",
         "flash.suspend.program_pulses=16",
@@ -72,6 +73,34 @@ fn a_read_during_a_program_suspends_it_at_the_end_of_the_pulse() {
     assert_eq!(result.suspend.per_program, vec![0, 1]);
     let expected_tpgm_s = (us(2_000) + us(60) + suspended + us(10)).as_micros_f64();
     assert!((result.suspend.mean_program_time_us - expected_tpgm_s).abs() < 1e-6);
+}
+
+#[test]
+fn each_resume_adds_the_extra_ispp_time_to_the_program() {
+    // The same read as above with `resume_extra_time` = 125 us (one step; 0.0625 as a fraction
+    // of the 2 ms program): the read is served as before, the program ends 125 us later, and
+    // tPGM,s grows by as much.
+    for extra in [
+        "flash.suspend.resume_extra_time=\"125us\"",
+        "flash.suspend.resume_extra_time=0.0625",
+    ] {
+        let scenario = one_die(&[extra]);
+        let start = array_start(&scenario);
+        let mut harness = DieHarness::new(&scenario).unwrap();
+        let program = harness.program(Time::ZERO, 0, UPPER);
+        let read = harness.read(start + us(300), 0, CENTRE);
+        let result = harness.run();
+
+        let suspended = read_service(&scenario);
+        assert_eq!(
+            result.completions[read],
+            start + us(375) + us(60) + suspended,
+            "{extra}"
+        );
+        let tpgm_s = us(2_000) + us(60) + suspended + us(10) + us(125);
+        assert_eq!(result.completions[program], start + tpgm_s, "{extra}");
+        assert!((result.suspend.mean_program_time_us - tpgm_s.as_micros_f64()).abs() < 1e-6);
+    }
 }
 
 #[test]

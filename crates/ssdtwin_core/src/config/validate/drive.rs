@@ -157,6 +157,7 @@ fn suspend(suspend: &SuspendConfig) -> Result<(), ConfigError> {
     for (key, value) in [
         ("flash.suspend.enter_time", suspend.enter_time),
         ("flash.suspend.resume_time", suspend.resume_time),
+        ("flash.suspend.resume_extra_time", suspend.resume_extra_time),
         ("flash.suspend.erase_enter_time", suspend.erase_enter_time),
         ("flash.suspend.erase_resume_time", suspend.erase_resume_time),
     ] {
