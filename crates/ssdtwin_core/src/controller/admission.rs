@@ -16,15 +16,17 @@ impl Controller {
             units,
             is_read,
             trim,
+            flush,
             ..
         } = self.commands[command];
         cx.die(StateChange::Command);
         self.host_idle = false;
-        if trim {
-            return self.trim_command(command, cx);
-        }
-        if self.commands[command].flush {
-            return self.flush_command(command, cx);
+        if trim | flush {
+            return if trim {
+                self.trim_command(command, cx)
+            } else {
+                self.flush_command(command, cx)
+            };
         }
         if !is_read {
             cx.die(StateChange::DramAccess {
@@ -165,8 +167,12 @@ impl Controller {
         self.frame_used += 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
-        if record.remaining == 0 && self.write_completes_now(command, cx) {
-            cx.events.schedule(cx.now, Event::CommandCompleted { command });
+        if record.remaining == 0 {
+            if record.fua {
+                self.fua_write(command, cx);
+            } else {
+                cx.events.schedule(cx.now, Event::CommandCompleted { command });
+            }
         }
     }
 

@@ -47,20 +47,11 @@ impl Controller {
         self.wait_or_complete(command, false, units, cx);
     }
 
-    /// The last unit of write `command` is acknowledged: true when it completes now; false when
-    /// it is a FUA write whose units must be programmed first (it completes then).
-    #[inline]
-    pub(super) fn write_completes_now<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) -> bool {
-        if !self.commands[command].fua {
-            return true;
-        }
-        self.fua_write(command, cx);
-        false
-    }
-
+    /// The last unit of FUA write `command` is acknowledged: it completes once its units still
+    /// volatile are programmed (at once when protected).
     #[cold]
     #[inline(never)]
-    fn fua_write<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
+    pub(super) fn fua_write<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
         self.durability.stats.fua_writes += 1;
         let record = self.commands[command];
         let units: HashSet<u32, FastHash> = if self.durability_at_once() {

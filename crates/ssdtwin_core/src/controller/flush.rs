@@ -82,8 +82,12 @@ impl Controller {
     fn acknowledge_command_unit<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
         let record = &mut self.commands[command];
         record.remaining -= 1;
-        if record.remaining == 0 && self.write_completes_now(command, cx) {
-            cx.events.schedule(cx.now, Event::CommandCompleted { command });
+        if record.remaining == 0 {
+            if record.fua {
+                self.fua_write(command, cx);
+            } else {
+                cx.events.schedule(cx.now, Event::CommandCompleted { command });
+            }
         }
     }
 

@@ -136,10 +136,13 @@ impl Synthetic {
             (slot.min(slots - 1) as u32) * units
         };
         self.cursor = first_unit + units;
-        let write = !is_read && !trim;
-        self.unflushed += u32::from(write);
-        // No draw at a FUA fraction of 0, so streams without FUA stay as they were.
-        let fua = write && self.fua_fraction > 0.0 && self.rng.unit() < self.fua_fraction;
+        // Nothing drawn or counted unless Flush or FUA is asked for: streams stay as they were.
+        let mut fua = false;
+        if self.flush_every > 0 || self.fua_fraction > 0.0 {
+            let write = !is_read && !trim;
+            self.unflushed += u32::from(write);
+            fua = write && self.fua_fraction > 0.0 && self.rng.unit() < self.fua_fraction;
+        }
         CommandSpec {
             is_read,
             trim,
