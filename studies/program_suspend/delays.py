@@ -75,7 +75,8 @@ class DieRun:
 
         def end(arrival_us: float) -> float:
             report = self.run([arrival_us])
-            assert report.suspend["program"] == 1, (arrival_us, report.suspend)
+            if report.suspend["program"] != 1:
+                raise SystemExit(f"a read at {arrival_us} us did not suspend the program: {report.suspend}")
             return report.simulated_time_s * 1e6
 
         low, high = 50.0, 50.0 + 2 * self.step_us  # reads at 50 us wait for the first step
