@@ -1,11 +1,13 @@
 """The program-suspend study's figures (the program-suspend paper, papers/001): reads the results of
-`ssdtwin sweep studies/program_suspend/sweep.toml`, writes `measured.json` here (the keys
-`claims.toml` names) and prints the README's tables.
+`ssdtwin sweep studies/program_suspend/sweep.toml` and of `delays.py` (the chip experiment of
+Figure 6), writes `measured.json` here (the keys `claims.toml` names) and prints the README's tables.
 
     ssdtwin sweep studies/program_suspend/sweep.toml
+    python studies/program_suspend/delays.py
     python studies/program_suspend/measure.py [RESULTS_DIR]
 
-RESULTS_DIR defaults to studies/program_suspend/results/program_suspend (where the sweep writes).
+RESULTS_DIR defaults to studies/program_suspend/results/program_suspend (where the sweep writes);
+delays.py writes results/delays.json beside it.
 
 The isolating table for Figure 11a counts, per point, the mean number of page programs pulsing
 (array time, extra ISPP time included; a two-plane program is two), of page programs held
@@ -113,6 +115,45 @@ def measured(
     }
 
 
+def fig6(delays: dict[str, list[dict[str, float]]]) -> dict[str, float]:
+    """Figure 6's numbers from delays.py's grid (the preset's suspend timing)."""
+    counts = {(row["delay1"], row["delay2"]): row["suspensions"] for row in delays["preset"]}
+
+    def mean(pairs: list[tuple[float, float]]) -> float:
+        return sum(counts[pair] for pair in pairs) / len(pairs)
+
+    long = [(d1, d2) for d1, d2 in counts if d1 > 0.6 and d2 > 0.6]
+    short = [(d1, d2) for d1, d2 in counts if d1 <= 0.3 and d2 <= 0.3]
+    return {
+        "fig6_suspensions_max": max(counts.values()),
+        "fig6_suspensions_mean_delays_above_60pct": mean(long),
+        "fig6_suspensions_rel_short_vs_long_delays": mean(short) / mean(long) - 1,
+    }
+
+
+def print_fig6(delays: dict[str, list[dict[str, float]]]) -> None:
+    for name, rows in delays.items():
+        counts = {(row["delay1"], row["delay2"]): row["suspensions"] for row in rows}
+        values = sorted({d1 for d1, _ in counts})
+        print(f"\ndelays.py, {name}: suspensions per program, rows Delay1, columns Delay2 (% of tPGM)\n")
+        print("| Delay1 \\ Delay2 | " + " | ".join(f"{round(d * 100)}%" for d in values) + " |")
+        print("|" + "---|" * (len(values) + 1))
+        for d1 in values:
+            print(f"| {round(d1 * 100)}% | " + " | ".join(str(counts[d1, d2]) for d2 in values) + " |")
+
+
+def print_cdf(points: dict[tuple[int, float, str], dict[str, Any]]) -> None:
+    """Figure 12's profile: percentiles of the latency CDF at QD 64, 75% writes."""
+    percentiles = ("p50", "p99", "p99_9", "p99_99", "max")
+    print("\n| suspend | latency | " + " | ".join(f"{p.replace('_', '.')} [us]" for p in percentiles) + " |")
+    print("|" + "---|" * (len(percentiles) + 2))
+    for setting in ("off", "5", "10"):
+        row = points[64, 0.25, setting]
+        for kind in ("read", "write", "all"):
+            cells = [f"{row[f'latency_us.{kind}.{p}']:,.0f}" for p in percentiles]
+            print(f"| {setting} | {kind} | " + " | ".join(cells) + " |")
+
+
 def print_tables(points: dict[tuple[int, float, str], dict[str, Any]], times: dict[str, float]) -> None:
     print(
         "| QD | read | suspend | IOPS | mean lat. [us] | read p99 [us] | read p99.99 [us] | all p99.99 [us] "
@@ -178,9 +219,15 @@ def main() -> None:
     results = Path(sys.argv[1]) if len(sys.argv) > 1 else HERE / "results" / "program_suspend"
     points = _points(results)
     times = _preset_times()
-    values = measured(points, times)
+    delays_file = results.parent / "delays.json"
+    if not delays_file.exists():
+        raise SystemExit(f"{delays_file} is missing: run python studies/program_suspend/delays.py first")
+    delays = json.loads(delays_file.read_text(encoding="utf-8"))
+    values = measured(points, times) | fig6(delays)
     (HERE / "measured.json").write_text(json.dumps(values, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print_tables(points, times)
+    print_cdf(points)
+    print_fig6(delays)
     for name in ("isolate_tail", "isolate_extra"):
         print_isolating(results.parent / name)
     print()
