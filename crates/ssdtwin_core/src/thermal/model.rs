@@ -8,7 +8,8 @@
 //! following every change is of the order of the step over the shortest time constant's share of
 //! the power's ripple (below 0.01 K at the default 10 ms step against a 2 s package constant).
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 use super::network::{InitialState, ThermalNetwork};
@@ -52,6 +53,18 @@ pub struct ThermalSeries {
     pub throttle_state: Vec<f64>,
 }
 
+/// Which nodes of the network the power model heats (`thermal.heat_sources`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HeatSources {
+    /// Every node receives its own power.
+    All,
+    /// Only the NAND packages receive power; the controller, DRAM and board receive none (the
+    /// self-heating paper's model: "we do not support the modeling of the SSD controller
+    /// temperature and of the DRAM module", papers/000 section 4.3).
+    Nand,
+}
+
 #[derive(Clone, Debug)]
 pub struct ThermalModel {
     network: ThermalNetwork,
@@ -61,6 +74,7 @@ pub struct ThermalModel {
     dram: usize,
     pcb: usize,
     composite: CompositeSensor,
+    heat_sources: HeatSources,
     thresholds: Vec<f64>,
     time_above: Vec<f64>,
     max: Vec<f64>,
@@ -77,7 +91,7 @@ impl ThermalModel {
         config.validate()?;
         let layout = config.layout();
         let n = config.nand_packages as usize;
-        let idle_power = Self::node_vector(layout.nodes.len(), n, idle);
+        let idle_power = Self::node_vector(layout.nodes.len(), n, idle, config.heat_sources);
         let initial = match config.initial {
             InitialTemperature::Named(InitialName::Ambient) => InitialState::Ambient,
             InitialTemperature::Named(InitialName::Steady) => InitialState::Steady(idle_power),
@@ -91,6 +105,7 @@ impl ThermalModel {
             dram: network.index(Node::Dram),
             pcb: network.index(Node::Pcb),
             composite: config.composite,
+            heat_sources: config.heat_sources,
             thresholds: config.thresholds_c.clone(),
             time_above: vec![0.0; config.thresholds_c.len()],
             max: temperatures.clone(),
@@ -106,13 +121,16 @@ impl ThermalModel {
         Ok(model)
     }
 
-    /// `energy` laid out in node order (the heatsink, if any, receives nothing).
-    fn node_vector(nodes: usize, packages: usize, energy: &NodeEnergy) -> Vec<f64> {
+    /// `energy` laid out in node order (the heatsink, if any, receives nothing; with
+    /// `HeatSources::Nand` neither do the controller, DRAM and board).
+    fn node_vector(nodes: usize, packages: usize, energy: &NodeEnergy, heat: HeatSources) -> Vec<f64> {
         let mut vector = vec![0.0; nodes];
-        vector[0] = energy.controller;
         vector[1..1 + packages].copy_from_slice(&energy.packages);
-        vector[1 + packages] = energy.dram;
-        vector[2 + packages] = energy.board;
+        if heat == HeatSources::All {
+            vector[0] = energy.controller;
+            vector[1 + packages] = energy.dram;
+            vector[2 + packages] = energy.board;
+        }
         vector
     }
 
@@ -133,7 +151,7 @@ impl ThermalModel {
         if span <= 0.0 {
             return;
         }
-        let energy = Self::node_vector(self.last_energy.len(), self.packages.len(), energy);
+        let energy = Self::node_vector(self.last_energy.len(), self.packages.len(), energy, self.heat_sources);
         let power: Vec<f64> = energy
             .iter()
             .zip(&self.last_energy)
