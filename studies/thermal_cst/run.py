@@ -145,12 +145,14 @@ def full_rows(report: ssdtwin.Report) -> Any:
 
 
 def thermal_run(**overrides: Any) -> ssdtwin.Report:
-    """The sweep's base scenario at `overrides`, one time-series row per second, started from the
-    drive snapshot the CST sweep stored (preconditioned once)."""
+    """The sweep's base scenario at `overrides`, one time-series row per second, started from one
+    snapshot of the preconditioned drive (made on the first call, kept in results/)."""
     import tomllib
 
     base = tomllib.loads((HERE / "sweep.toml").read_text())["base"]
-    (snapshot,) = (HERE / "results" / "cst" / "snapshots").glob("*.snap")
+    snapshot = HERE / "results" / "drive.snap"
+    if not snapshot.exists():
+        ssdtwin.precondition(base, snapshot)
     return ssdtwin.run(base, snapshot=snapshot, **{"power.sample_interval": "1s", **overrides})
 
 
