@@ -11,6 +11,7 @@ writes `measured.json`, the figures `claims.toml` compares with the paper.
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -33,16 +34,22 @@ COLUMNS = [
 ]
 
 
-def run(precondition: str = "steady", io_count: int | None = None, depths: list[int] | None = None) -> Any:
-    """The sweep with `precondition` (and optionally fewer commands or queue depths, for the
-    tests); returns its table indexed by queue depth."""
+def run(
+    precondition: str = "steady",
+    io_count: int | None = None,
+    depths: list[int] | None = None,
+    out: Path | None = None,
+) -> Any:
+    """The sweep with `precondition` (and optionally fewer commands or queue depths and another
+    output directory, for the tests); returns its table indexed by queue depth."""
     study = tomllib.loads((HERE / "sweep.toml").read_text())
     study["base"]["workload"]["precondition"] = precondition
     if io_count is not None:
         study["base"]["workload"]["io_count"] = io_count
     if depths is not None:
         study["grid"]["host.queue_depth"] = depths
-    out = HERE / "results" / precondition
+    out = out or HERE / "results" / precondition
+    shutil.rmtree(out, ignore_errors=True)
     table = ssdtwin.sweep(study, out=out, workers=2, progress=False)
     return table.set_index("host.queue_depth", drop=False).sort_index()
 

@@ -43,10 +43,12 @@ def sweep(name: str, reuse: bool = False) -> Any:
 
 def row(point: Any) -> dict[str, Any]:
     """The README figures of one results-table row of `sweep.toml`."""
+    import pandas
+
     ambient = point.get("thermal.ambient_c")
     return {
         "policy": point["throttle.policy"],
-        "state": "60 °C" if ambient == 60 else "fitted",
+        "state": "fitted" if pandas.isna(ambient) else f"{ambient:g} °C",
         "kiops": point["iops"] / 1000,
         "waf": point["waf"],
         "cst_events": point["throttle.entries.heavy"],
