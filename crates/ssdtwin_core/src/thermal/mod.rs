@@ -21,6 +21,7 @@
 //!
 //! An observer layer: imports only `base` and `observe`.
 
+pub mod heat;
 pub mod model;
 pub mod network;
 pub mod params;

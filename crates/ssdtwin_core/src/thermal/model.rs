@@ -8,9 +8,10 @@
 //! following every change is of the order of the step over the shortest time constant's share of
 //! the power's ripple (below 0.01 K at the default 10 ms step against a 2 s package constant).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::BTreeMap;
+
+pub use super::heat::HeatSources;
 
 use super::network::{InitialState, ThermalNetwork};
 use super::params::{CompositeSensor, InitialName, InitialTemperature, Node, ThermalConfig};
@@ -51,18 +52,6 @@ pub struct ThermalSeries {
     pub temperatures: Vec<Vec<f64>>,
     /// `throttle_state` (0 off, 1 light, 2 heavy).
     pub throttle_state: Vec<f64>,
-}
-
-/// Which nodes of the network the power model heats (`thermal.heat_sources`).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum HeatSources {
-    /// Every node receives its own power.
-    All,
-    /// Only the NAND packages receive power; the controller, DRAM and board receive none (the
-    /// self-heating paper's model: "we do not support the modeling of the SSD controller
-    /// temperature and of the DRAM module", papers/000 section 4.3).
-    Nand,
 }
 
 #[derive(Clone, Debug)]

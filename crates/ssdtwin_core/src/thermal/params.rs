@@ -61,7 +61,7 @@ pub struct ThermalConfig {
     pub controller_coupling_w_per_k: PerPackage,
     /// Which nodes the power model heats: `all`, or `nand` (the NAND packages alone, as in the
     /// self-heating paper's thermal model). Default all.
-    pub heat_sources: super::model::HeatSources,
+    pub heat_sources: super::heat::HeatSources,
 }
 
 /// Where a run's temperatures start.
@@ -191,7 +191,7 @@ impl Default for ThermalConfig {
             capacitance_j_per_k: ThermalCapacitances::default(),
             resistance_k_per_w: ThermalResistances::default(),
             controller_coupling_w_per_k: PerPackage::All(0.0),
-            heat_sources: super::model::HeatSources::All,
+            heat_sources: super::heat::HeatSources::All,
         }
     }
 }
