@@ -1,7 +1,8 @@
-"""The thermal_cst study (studies/thermal_cst): command-submission-time throttling on the 512 GB
-IIoT drive in GC steady state (the self-heating paper, section 4.3 and Table 3, Figure 11), on a
-60 s window of the study's scenario (its board starts at 75 °C, so throttling starts within
-seconds). The drive is preconditioned once (`steady`) and every run starts from its snapshot."""
+"""The thermal_cst study (studies/thermal_cst): command-submission-time throttling on the paper's
+512 GB drive (`iiot_512gb`: section 4.3's NAND-only heating, the fitted enclosure at 72 °C) in GC
+steady state (Table 3), the self-heating paper's Figure 11. The drive is preconditioned once
+(`steady`) and every run starts from its snapshot. CST 20 ms runs the study's 300 s window;
+the unthrottled reference runs 120 s (its IOPS are steady: GC is paced)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
 import ssdtwin
 
 STUDY = Path(__file__).resolve().parent.parent / "studies" / "thermal_cst"
-SHORT = {"workload.duration": "60s"}
-LEVELS = [("p99", 0.99), ("p99_9", 0.999), ("p99_99", 0.9999)]
+LEVELS = ["p99", "p99_9", "p99_99"]
 
 
 def _base() -> dict[str, Any]:
@@ -27,12 +26,13 @@ def _base() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> dict[str, ssdtwin.Report]:
     base = _base()
+    assert base["drive"] == "iiot_512gb"
     assert base["workload"]["precondition"] == "steady"
+    assert "ambient_c" not in base["thermal"], "the enclosure is the preset's (the fitted number)"
     snapshot = ssdtwin.precondition(base, tmp_path_factory.mktemp("thermal_cst") / "drive.snap")
     cases = {
-        "0ms": {"throttle.cst": "0ms"},
-        "1ms": {"throttle.cst": "1ms"},
-        # The default 10 ms time-series rows: the commands served while throttled.
+        "0ms": {"throttle.cst": "0ms", "workload.duration": "120s"},
+        # The study's window; the default 10 ms time-series rows: the commands served while throttled.
         "20ms": {"throttle.cst": "20ms"},
         # The CST for the whole window, no thermal trigger: 200 commands 20 ms apart.
         "always_20ms": {
@@ -43,7 +43,7 @@ def runs(tmp_path_factory) -> dict[str, ssdtwin.Report]:
     }
 
     def run(overrides: dict[str, Any]) -> ssdtwin.Report:
-        return ssdtwin.run(base, snapshot=snapshot, **{**SHORT, **overrides})
+        return ssdtwin.run(base, snapshot=snapshot, **overrides)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         reports = list(pool.map(run, cases.values()))
@@ -61,30 +61,31 @@ def _throttled_commands(report: ssdtwin.Report) -> float:
     return float((table["iops"][table["throttle_state"] == 2] * step).sum())
 
 
-def _quantile(report: ssdtwin.Report, fraction: float) -> float:
-    cdf = report.latency_cdf["all"]
-    return float(np.exp(np.interp(fraction, cdf["fraction"], np.log(cdf["latency_us"]))))
+def test_calibration_the_presets_enclosure_and_heat_sources(runs):
+    # Section 4.3's thermal model (the NAND packages heated by their own power) and the paper's
+    # one fitted number, the enclosure's temperature, are the preset's.
+    thermal = runs["20ms"].config["thermal"]
+    assert thermal["heat_sources"] == "nand"
+    assert thermal["ambient_c"] == 72
 
 
-def test_cst_throttling_slows_the_drive_several_fold(runs):
+def test_cst_20ms_slows_the_drive_within_25pct_of_4_93x(runs):
     free, throttled = runs["0ms"], runs["20ms"]
-    kiops = {name: f"{report.iops / 1e3:.2f}" for name, report in runs.items()}
-    print(f"kIOPS: CST 0 {kiops['0ms']}, 1 ms {kiops['1ms']}, 20 ms {kiops['20ms']}")
+    slowdown = free.iops / throttled.iops
+    print(f"kIOPS: CST 0 {free.iops / 1e3:.2f}, CST 20 ms {throttled.iops / 1e3:.2f}: {slowdown:.2f}x")
     # The drive is in GC steady state (the paper's Table 3: WAF 2.4 at 30% over-provisioning).
     assert free.waf > 1.8
-    # The hottest NAND package passes the 80 °C threshold; a CST of 0 slows nothing, so it is
-    # not counted as throttling.
+    # A CST of 0 slows nothing, so it is not counted as throttling, though the NAND passes 80 °C.
     assert free.throttle["entries"]["heavy"] == 0
     assert free.throttle["time_s"] == 0
     assert _nand_max(free) > 80
-    # CST 20 ms: the drive spends most of the window throttled and falls several-fold (paper 4.93x).
+    # CST 20 ms: several throttling events, most of the window throttled, the paper's 4.93x.
+    assert throttled.throttle["entries"]["heavy"] >= 3
     assert throttled.throttle["time_s"] > 0.5 * throttled.simulated_time_s
-    assert free.iops > 2.5 * throttled.iops
-    # Throttling holds the hottest NAND package near the threshold. GC is not throttled: the work
-    # in flight when throttling starts runs on at full NAND power, and under paced GC (the
-    # default) a plane below its level copies in the idle time the CST leaves, hence up to 2.5 K
-    # above it (82.0 °C; 81.5 °C under `threshold`).
-    assert 80 <= _nand_max(throttled) < 82.5
+    assert slowdown == pytest.approx(4.93, rel=0.25)
+    # Throttling holds the hottest NAND package near the threshold; GC is not throttled, and the
+    # work in flight when throttling starts runs on, hence a few K above it.
+    assert 80 <= _nand_max(throttled) < 84
 
 
 def test_each_queue_slot_waits_the_cst_in_parallel(runs):
@@ -98,47 +99,14 @@ def test_each_queue_slot_waits_the_cst_in_parallel(runs):
     assert rate > 4 * (1 / 0.020)
 
 
-def test_a_light_cst_stays_throttled_and_does_not_hold_the_threshold(runs):
-    # What the study finds (README): at 1 ms the throttled rate still heats the NAND past the
-    # threshold, so after its first event it never releases; it slows the drive too, though less
-    # than 20 ms over this window.
-    free, light, heavy = runs["0ms"], runs["1ms"], runs["20ms"]
-    assert free.iops > 2 * light.iops
-    assert light.iops > heavy.iops
-    assert light.throttle["entries"]["heavy"] == 1
-    first_event_s = light.simulated_time_s - light.throttle["time_s"]
-    assert first_event_s < 0.5 * light.simulated_time_s
-    assert _nand_max(light) > _nand_max(heavy) + 1
-
-
-def test_qos_improves_as_the_cst_grows_to_20ms(runs):
+def test_qos_improves_by_more_than_5pct_at_cst_20ms(runs):
     # The paper's Figure 11: the latency percentiles improve with the CST while IOPS fall.
-    free, light, throttled, always = runs["0ms"], runs["1ms"], runs["20ms"], runs["always_20ms"]
-    for key, _ in LEVELS:
-        assert throttled.latency_us["all"][key] < 0.97 * free.latency_us["all"][key], key
-        assert light.latency_us["all"][key] < 0.97 * free.latency_us["all"][key], key
+    free, throttled, always = runs["0ms"], runs["20ms"], runs["always_20ms"]
+    for key in LEVELS:
+        before, after = free.latency_us["all"][key], throttled.latency_us["all"][key]
+        print(f"{key}: CST 0 {before:.0f}, CST 20 ms {after:.0f} µs")
+        assert throttled.latency_us["all"][key] < 0.95 * free.latency_us["all"][key], key
     # The paper's mechanism in full, commands spaced 20 ms apart for the whole window: the queues
     # stay empty and the tail collapses, at 50 IOPS.
     assert always.iops == pytest.approx(50, rel=0.02)
     assert always.latency_us["all"]["p99"] < 0.5 * free.latency_us["all"]["p99"]
-
-
-def test_the_throttled_share_explains_only_part_of_the_gain(runs):
-    # The mixture reading: a share s of the commands served while throttled, fast, and the rest
-    # as the unthrottled run; the mixture's percentile p is then the unthrottled one at
-    # 1 - (1 - p) / (1 - s). At CST 20 ms s is a few percent: the mixture predicts a gain, but the
-    # measured percentiles are lower still, and at p99.9 the mixture gives less than half of the
-    # gain (README: the full-speed periods themselves have a lighter tail).
-    free, throttled = runs["0ms"], runs["20ms"]
-    share = _throttled_commands(throttled) / throttled.latency_us["all"]["count"]
-    assert 0.02 < share < 0.15
-    for key, level in LEVELS:
-        unthrottled = free.latency_us["all"][key]
-        predicted = _quantile(free, 1 - (1 - level) / (1 - share))
-        measured = throttled.latency_us["all"][key]
-        print(f"{key}: CST 0 {unthrottled:.0f}, mixture {predicted:.0f}, CST 20 ms {measured:.0f} µs")
-        assert predicted < unthrottled, key
-        assert measured < predicted, key
-    unthrottled = free.latency_us["all"]["p99_9"]
-    predicted = _quantile(free, 1 - 0.001 / (1 - share))
-    assert unthrottled - predicted < 0.5 * (unthrottled - throttled.latency_us["all"]["p99_9"])

@@ -1,8 +1,10 @@
 """The thermal_cst study (the self-heating paper, papers/000, section 4.3, Figure 11).
 
-    python studies/thermal_cst/run.py      # both sweeps, the README tables and the plots (about 3 min on 2 cores)
+    python studies/thermal_cst/run.py           # both sweeps, the README tables, plots, measured.json
+    python studies/thermal_cst/run.py --reuse   # the same from the stored sweep results
 
-Runs `sweep.toml` (CST 0 to 20 ms) and `ambient.toml` (CST 20 ms at 35 to 55 °C) with
+Runs `sweep.toml` (CST 0 to 20 ms) and `ambient.toml` (CST 20 ms at 50 to 74 °C: the fit of the
+enclosure's temperature, the paper's one fitted number) with
 `ssdtwin.sweep` (results in results/ here, not committed; each sweep preconditions its one drive
 once), prints the README's tables, draws `cst.png` (Figure 11: kIOPS and latency percentiles
 against CST) and runs the CST 20 ms point once more with one time-series row per second for
@@ -68,14 +70,16 @@ def stored_reports(name: str) -> dict[float, ssdtwin.Report]:
     return reports
 
 
-def sweep(name: str) -> Any:
-    """Runs sweep file `name` afresh (its stored results are replaced) and returns its table."""
+def sweep(name: str, reuse: bool = False) -> Any:
+    """Runs sweep file `name` afresh (its stored results are replaced) and returns its table; with
+    `reuse`, loads the stored results instead when there are some."""
     import shutil
-
-    definition = HERE / name
     import tomllib
 
+    definition = HERE / name
     out = HERE / tomllib.loads(definition.read_text())["out"]
+    if reuse and out.exists():
+        return ssdtwin.load(out)
     shutil.rmtree(out, ignore_errors=True)
     return ssdtwin.sweep(str(definition), workers=2, progress=False)
 
@@ -141,11 +145,25 @@ def full_rows(report: ssdtwin.Report) -> Any:
 
 
 def thermal_run(**overrides: Any) -> ssdtwin.Report:
-    """The sweep's base scenario at `overrides`, one time-series row per second."""
+    """The sweep's base scenario at `overrides`, one time-series row per second, started from one
+    snapshot of the preconditioned drive (made on the first call, kept in results/)."""
     import tomllib
 
     base = tomllib.loads((HERE / "sweep.toml").read_text())["base"]
-    return ssdtwin.run(base, **{"power.sample_interval": "1s", **overrides})
+    snapshot = HERE / "results" / "drive.snap"
+    if not snapshot.exists():
+        ssdtwin.precondition(base, snapshot)
+    return ssdtwin.run(base, snapshot=snapshot, **{"power.sample_interval": "1s", **overrides})
+
+
+def measured(rows: list[dict[str, Any]]) -> dict[str, float]:
+    """The figures claims.toml compares with the paper: the slowdown at CST 20 ms and the change
+    of each latency percentile from CST 0 to CST 20 ms."""
+    free, throttled = rows[0], next(row for row in rows if row["cst_ms"] == 20)
+    values = {"slowdown_cst20": throttled["slowdown"]}
+    for _, key in PERCENTILES[1:]:
+        values[f"{key}_change_cst20"] = throttled[key] / free[key] - 1
+    return values
 
 
 def cells(*values: str) -> str:
@@ -231,7 +249,11 @@ def print_mixture() -> None:
 
 
 def main() -> None:
-    rows = cst_rows(sweep("sweep.toml"))
+    import json
+    import sys
+
+    reuse = "--reuse" in sys.argv[1:]
+    rows = cst_rows(sweep("sweep.toml", reuse))
     print(
         header(
             "CST [ms]",
@@ -270,7 +292,11 @@ def main() -> None:
     plot_cst(rows, HERE / "cst.png")
     reference = rows[0]["kiops"]
 
-    table = sweep("ambient.toml").sort_values("thermal.ambient_c")
+    values = measured(rows)
+    (HERE / "measured.json").write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+    print(json.dumps(values, indent=2, sort_keys=True))
+
+    table = sweep("ambient.toml", reuse).sort_values("thermal.ambient_c")
     print()
     print(
         header(

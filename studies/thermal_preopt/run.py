@@ -1,21 +1,21 @@
 """The thermal_preopt study (the self-heating paper, papers/000, section 4.3, Figures 12 and 13).
 
-    python studies/thermal_preopt/run.py     # both sweeps, the README tables and plots (~5 min)
+    python studies/thermal_preopt/run.py           # both sweeps, the README tables, plots, measured.json
     python studies/thermal_preopt/run.py --reuse   # the same from the stored sweep results
 
-Runs `sweep.toml` (CST alone against CST plus the pre-throttling optimisation, in the NAND-only
-and full-board thermal settings) and `sensitivity.toml` (the optimisation's knobs) with
-`ssdtwin.sweep` (results in results/ here, not committed), prints the README's tables, measures
-the energy per command at each queue depth (why the setting decides the sign of the gain), and
-runs the NAND-only pair once more with one time-series row per second for the plots.
+Runs `sweep.toml` (CST alone against CST plus the pre-throttling optimisation, in the paper's
+fitted enclosure and, as the isolating run, at 60 °C) and `energy.toml` (energy per command
+against the queue depth) with `ssdtwin.sweep` (results in results/ here, not committed), prints
+the README's tables, writes `measured.json` and plots the fitted-enclosure pair from the 10 ms time series
+of its stored reports, taken per second.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import tomllib
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +26,8 @@ NAND_NODES = ["nand_0", "nand_1", "nand_2", "nand_3", "pcb"]
 
 
 def base() -> dict[str, Any]:
-    """The sweep's base scenario (the NAND-only setting, tuned optimisation)."""
+    """The sweep's base scenario (the paper's steady drive in its enclosure)."""
     return tomllib.loads((HERE / "sweep.toml").read_text())["base"]
-
-
-def run(**overrides: Any) -> ssdtwin.Report:
-    return ssdtwin.run(base(), **overrides)
 
 
 def sweep(name: str, reuse: bool = False) -> Any:
@@ -46,109 +42,70 @@ def sweep(name: str, reuse: bool = False) -> Any:
 
 
 def row(point: Any) -> dict[str, Any]:
-    """The README figures of one results-table row."""
+    """The README figures of one results-table row of `sweep.toml`."""
+    import pandas
+
+    ambient = point.get("thermal.ambient_c")
     return {
         "policy": point["throttle.policy"],
-        "setting": "NAND only"
-        if point["config.thermal.resistance_k_per_w.controller_to_pcb"] > 1e3
-        else "full board",
-        "ambient": point["config.thermal.ambient_c"],
-        "pre": point["config.throttle.pre_throttle_c"],
-        "min_qd": point["config.throttle.min_queue_depth"],
-        "fb_steps": point["config.throttle.frame_buffer_steps"],
+        "state": "fitted" if pandas.isna(ambient) else f"{ambient:g} °C",
         "kiops": point["iops"] / 1000,
+        "waf": point["waf"],
         "cst_events": point["throttle.entries.heavy"],
         "heavy_s": point["throttle.state_time_s.heavy"],
         "light_s": point["throttle.state_time_s.light"],
         "nand_max": max(point[f"thermal.max_c.nand_{index}"] for index in range(4)),
-        "pcb_final": point["thermal.final_c.pcb"],
+        "nand_w": point["power_w.nand_avg"],
         "power_w": point["power_w.total_avg"],
         "p99": point["latency_us.all.p99"],
         "p99_99": point["latency_us.all.p99_99"],
     }
 
 
-def rows(table: Any) -> list[dict[str, Any]]:
-    return [row(point) for _, point in table.iterrows()]
+def policies(reuse: bool = False) -> dict[tuple[str, str], dict[str, Any]]:
+    """The four points of `sweep.toml`, keyed by (enclosure: "fitted" or "60 °C", policy)."""
+    points = [row(point) for _, point in sweep("sweep.toml", reuse).iterrows()]
+    return {(point["state"], point["policy"]): point for point in points}
 
 
-def with_config(table: Any, definition: str) -> Any:
-    """The results table with the resolved values of the keys `row` reads (`config.*` columns)."""
-    import pandas
-
-    keys = [
-        "thermal.resistance_k_per_w.controller_to_pcb",
-        "thermal.ambient_c",
-        "throttle.pre_throttle_c",
-        "throttle.min_queue_depth",
-        "throttle.frame_buffer_steps",
-        "throttle.policy",
-    ]
-    sweep_file = tomllib.loads((HERE / definition).read_text())
-    values: dict[str, list[Any]] = {f"config.{key}": [] for key in keys}
-    for _, point in table.iterrows():
-        overrides = {key: point[key] for key in table.columns if key in _swept(sweep_file)}
-        # A point that does not set a key has NA there; numpy scalars become Python numbers.
-        overrides = {
-            key: value.item() if hasattr(value, "item") else value
-            for key, value in overrides.items()
-            if not pandas.isna(value)
-        }
-        resolved = ssdtwin.resolve(sweep_file["base"], **overrides)
-        for key in keys:
-            section, *rest = key.split(".")
-            value = resolved[section]
-            for part in rest:
-                value = value[part]
-            values[f"config.{key}"].append(value)
-    table = table.assign(**values)
-    if "throttle.policy" not in table.columns:
-        table = table.assign(**{"throttle.policy": table["config.throttle.policy"]})
-    return table
+def measured(points: dict[tuple[str, str], dict[str, Any]]) -> dict[str, float]:
+    """The figures claims.toml compares with the paper (the fitted enclosure), and the gain in
+    the isolating run's enclosure at 60 °C."""
+    cst, preopt = points["fitted", "cst"], points["fitted", "cst_preopt"]
+    cool_cst, cool_preopt = points["60 °C", "cst"], points["60 °C", "cst_preopt"]
+    return {
+        "cst_alone_kiops": cst["kiops"],
+        "preopt_kiops": preopt["kiops"],
+        "preopt_gain_kiops": preopt["kiops"] - cst["kiops"],
+        "preopt_gain": preopt["kiops"] / cst["kiops"] - 1,
+        "preopt_gain_ambient60": cool_preopt["kiops"] / cool_cst["kiops"] - 1,
+    }
 
 
-def _swept(sweep_file: dict[str, Any]) -> set[str]:
-    keys = set(sweep_file.get("grid", {})) | set(sweep_file.get("zip", {}))
-    for point in sweep_file.get("points", []):
-        keys |= set(point)
-    return keys
+def stored(policy: str) -> ssdtwin.Report:
+    """The stored report of `sweep.toml`'s point with `policy` in the fitted enclosure."""
+    out = HERE / tomllib.loads((HERE / "sweep.toml").read_text())["out"]
+    for path in sorted((out / "reports").glob("*.json")):
+        report = ssdtwin.Report.from_json(path.read_text())
+        throttle = report.config["throttle"]
+        if report.config["thermal"]["ambient_c"] != 60 and throttle["policy"] == policy:
+            return report
+    raise LookupError(f"no stored report with throttle.policy = {policy!r} in the fitted enclosure in {out}")
 
 
-def queue_depth_energy() -> list[dict[str, Any]]:
-    """IOPS and power at QD 1 to 8 with throttling off (20 s each): the energy per command of the
-    NAND (what heats the packages in the NAND-only setting) and of the whole drive."""
-
-    def one(depth: int) -> dict[str, Any]:
-        report = ssdtwin.run(
-            base(),
-            **{
-                "host.queue_depth": depth,
-                "workload.duration": "20s",
-                "thermal.enabled": False,
-                "throttle.policy": "none",
-            },
-        )
-        power = report.power_w
-        return {
-            "qd": depth,
-            "kiops": report.iops / 1000,
-            "total_w": power["total_avg"],
-            "nand_w": power["nand_avg"],
-            "controller_w": power["controller_avg"],
-            "nand_uj": power["nand_avg"] / report.iops * 1e6,
-            "total_uj": power["total_avg"] / report.iops * 1e6,
-        }
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return list(pool.map(one, [1, 2, 4, 8]))
-
-
-def full_rows(report: ssdtwin.Report) -> Any:
-    """The report's time series without its last row when that row is the drain after the run's
-    duration (shorter than a sample interval: its IOPS are a few completions over a sliver)."""
+def per_second(report: ssdtwin.Report) -> Any:
+    """The report's time series in one-second rows (means; the temperatures at each second's
+    end), without the drain after the run's duration."""
     table = report.timeseries
-    step = table["time_s"].iloc[1] - table["time_s"].iloc[0]
-    return table[table["time_s"] + step <= report.simulated_time_s + 1e-9].reset_index(drop=True)
+    table = table[table["time_s"] < report.simulated_time_s - 1e-9]
+    seconds = (table["time_s"] + 1e-9).floordiv(1.0)
+    means = table.groupby(seconds).mean()
+    temperatures = [column for column in table.columns if column.startswith("temp_c.")]
+    means[temperatures] = table.groupby(seconds)[temperatures].last()
+    if "throttle_state" in table.columns:
+        means["throttle_state"] = table.groupby(seconds)["throttle_state"].max()
+    means["time_s"] = means.index.astype(float)
+    return means.reset_index(drop=True)
 
 
 def figure13(cst: ssdtwin.Report, preopt: ssdtwin.Report, output: Path) -> None:
@@ -160,10 +117,10 @@ def figure13(cst: ssdtwin.Report, preopt: ssdtwin.Report, output: Path) -> None:
     FigureCanvasAgg(figure)
     temperature_axes, iops_axes = figure.subplots(2, 1, sharex=True)
     for index, (label, report) in enumerate([("CST alone", cst), ("CST + pre-throttling", preopt)]):
-        table = full_rows(report)
-        ends = table["time_s"] + (table["time_s"].iloc[1] - table["time_s"].iloc[0])
+        table = per_second(report)
+        ends = table["time_s"] + 1.0
         nand = table[[f"temp_c.{node}" for node in NAND_NODES[:4]]].max(axis=1)
-        temperature_axes.plot(ends, nand, color=f"C{index}", label=f"{label}")
+        temperature_axes.plot(ends, nand, color=f"C{index}", label=label)
         iops_axes.step(
             table["time_s"],
             table["iops"] / 1000,
@@ -171,7 +128,7 @@ def figure13(cst: ssdtwin.Report, preopt: ssdtwin.Report, output: Path) -> None:
             color=f"C{index}",
             label=f"{label}: {report.iops / 1000:.1f} kIOPS average",
         )
-    for threshold, name in [(80, "throttle"), (79, "pre-throttle"), (75, "release")]:
+    for threshold, name in [(80, "throttle"), (72, "pre-throttle"), (75, "release")]:
         temperature_axes.axhline(threshold, color="grey", linewidth=0.8, linestyle="--")
         temperature_axes.annotate(name, (0, threshold), fontsize="x-small", va="bottom", color="grey")
     temperature_axes.set_ylabel("hottest NAND package [°C]")
@@ -197,113 +154,65 @@ def header(*columns: str) -> str:
 
 def main() -> None:
     reuse = "--reuse" in sys.argv[1:]
-    policies = rows(with_config(sweep("sweep.toml", reuse), "sweep.toml"))
+    points = policies(reuse)
     print(
         header(
-            "<setting",
-            "ambient [°C]",
+            "<enclosure",
             "<policy",
-            "pre-throttle [°C]",
-            "QD floor",
-            "FB steps",
             "kIOPS",
             "gain vs CST alone",
+            "WAF",
             "CST events",
             "CST [s]",
             "reduced QD/FB [s]",
             "NAND max [°C]",
+            "NAND W",
             "total W",
             "p99 [µs]",
             "p99.99 [µs]",
         )
     )
-    reference: dict[str, float] = {}
-    for point in policies:
-        if point["policy"] == "cst":
-            reference[point["setting"]] = point["kiops"]
-    for point in policies:
-        preopt = point["policy"] == "cst_preopt"
-        gain = point["kiops"] / reference[point["setting"]] - 1
+    for (state, policy), point in points.items():
+        gain = point["kiops"] / points[state, "cst"]["kiops"] - 1
         print(
             cells(
-                f"{point['setting']}",
-                f"{point['ambient']:g}",
-                f"{point['policy']}",
-                f"{point['pre']:g}" if preopt else "—",
-                f"{point['min_qd'] if preopt else '—'}",
-                f"{point['fb_steps'] if preopt else '—'}",
+                state,
+                policy,
                 f"{point['kiops']:.2f}",
-                f"{f'{gain:+.1%}' if preopt else '—'}",
+                f"{gain:+.1%}" if policy == "cst_preopt" else "—",
+                f"{point['waf']:.2f}",
                 f"{point['cst_events']}",
                 f"{point['heavy_s']:.1f}",
                 f"{point['light_s']:.1f}",
                 f"{point['nand_max']:.1f}",
+                f"{point['nand_w']:.2f}",
                 f"{point['power_w']:.2f}",
                 f"{point['p99']:,.0f}",
                 f"{point['p99_99']:,.0f}",
             )
         )
-
-    sensitivity = rows(with_config(sweep("sensitivity.toml", reuse), "sensitivity.toml"))
     print()
-    print(
-        header(
-            "pre-throttle [°C]",
-            "QD floor",
-            "kIOPS",
-            "gain vs CST alone",
-            "CST events",
-            "CST [s]",
-            "reduced QD [s]",
-        )
-    )
-    for point in sorted(sensitivity, key=lambda point: (point["pre"], point["min_qd"])):
-        gain = point["kiops"] / reference["NAND only"] - 1
+    print(header("QD", "kIOPS", "WAF", "NAND W", "total W", "NAND µJ per command", "drive µJ per command"))
+    for _, point in sweep("energy.toml", reuse).sort_values("host.queue_depth").iterrows():
         print(
             cells(
-                f"{point['pre']:g}",
-                f"{point['min_qd']}",
-                f"{point['kiops']:.2f}",
-                f"{gain:+.1%}",
-                f"{point['cst_events']}",
-                f"{point['heavy_s']:.1f}",
-                f"{point['light_s']:.1f}",
+                f"{point['host.queue_depth']}",
+                f"{point['iops'] / 1000:.1f}",
+                f"{point['waf']:.2f}",
+                f"{point['power_w.nand_avg']:.2f}",
+                f"{point['power_w.total_avg']:.2f}",
+                f"{point['power_w.nand_avg'] / point['iops'] * 1e6:.1f}",
+                f"{point['power_w.total_avg'] / point['iops'] * 1e6:.1f}",
             )
         )
+    values = measured(points)
+    (HERE / "measured.json").write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+    print(json.dumps(values, indent=2, sort_keys=True))
 
-    print()
-    print(
-        header(
-            "QD",
-            "kIOPS",
-            "total W",
-            "NAND W",
-            "controller W",
-            "NAND µJ per command",
-            "drive µJ per command",
-        )
-    )
-    for point in queue_depth_energy():
-        print(
-            cells(
-                f"{point['qd']}",
-                f"{point['kiops']:.1f}",
-                f"{point['total_w']:.2f}",
-                f"{point['nand_w']:.2f}",
-                f"{point['controller_w']:.2f}",
-                f"{point['nand_uj']:.1f}",
-                f"{point['total_uj']:.1f}",
-            )
-        )
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        cst, preopt = pool.map(
-            lambda policy: run(**{"throttle.policy": policy, "power.sample_interval": "1s"}),
-            ["cst", "cst_preopt"],
-        )
+    cst, preopt = stored("cst"), stored("cst_preopt")
     figure13(cst, preopt, HERE / "figure13.png")
-    ssdtwin.plot_thermal(full_rows(cst), output=HERE / "cst_thermal.png", nodes=NAND_NODES)
-    ssdtwin.plot_thermal(full_rows(preopt), output=HERE / "cst_preopt_thermal.png", nodes=NAND_NODES)
+    ssdtwin.plot_thermal(per_second(cst), output=HERE / "cst_thermal.png", nodes=NAND_NODES)
+    ssdtwin.plot_thermal(per_second(preopt), output=HERE / "cst_preopt_thermal.png", nodes=NAND_NODES)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,14 @@
 //!
 //! An observer layer: imports only `base` and `observe`.
 
+pub mod heat;
 pub mod model;
 pub mod network;
 pub mod params;
 pub mod per_package;
 pub mod throttle;
 
-pub use model::{NodeEnergy, ThermalModel, ThermalReport, ThermalSeries};
+pub use model::{HeatSources, NodeEnergy, ThermalModel, ThermalReport, ThermalSeries};
 pub use network::{InitialState, ThermalNetwork};
 pub use params::{Node, ThermalConfig};
 pub use per_package::PerPackage;

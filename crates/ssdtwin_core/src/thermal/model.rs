@@ -11,6 +11,8 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
+pub use super::heat::HeatSources;
+
 use super::network::{InitialState, ThermalNetwork};
 use super::params::{CompositeSensor, InitialName, InitialTemperature, Node, ThermalConfig};
 use super::throttle::Readings;
@@ -61,6 +63,7 @@ pub struct ThermalModel {
     dram: usize,
     pcb: usize,
     composite: CompositeSensor,
+    heat_sources: HeatSources,
     thresholds: Vec<f64>,
     time_above: Vec<f64>,
     max: Vec<f64>,
@@ -77,7 +80,7 @@ impl ThermalModel {
         config.validate()?;
         let layout = config.layout();
         let n = config.nand_packages as usize;
-        let idle_power = Self::node_vector(layout.nodes.len(), n, idle);
+        let idle_power = Self::node_vector(layout.nodes.len(), n, idle, config.heat_sources);
         let initial = match config.initial {
             InitialTemperature::Named(InitialName::Ambient) => InitialState::Ambient,
             InitialTemperature::Named(InitialName::Steady) => InitialState::Steady(idle_power),
@@ -91,6 +94,7 @@ impl ThermalModel {
             dram: network.index(Node::Dram),
             pcb: network.index(Node::Pcb),
             composite: config.composite,
+            heat_sources: config.heat_sources,
             thresholds: config.thresholds_c.clone(),
             time_above: vec![0.0; config.thresholds_c.len()],
             max: temperatures.clone(),
@@ -106,13 +110,16 @@ impl ThermalModel {
         Ok(model)
     }
 
-    /// `energy` laid out in node order (the heatsink, if any, receives nothing).
-    fn node_vector(nodes: usize, packages: usize, energy: &NodeEnergy) -> Vec<f64> {
+    /// `energy` laid out in node order (the heatsink, if any, receives nothing; with
+    /// `HeatSources::Nand` neither do the controller, DRAM and board).
+    fn node_vector(nodes: usize, packages: usize, energy: &NodeEnergy, heat: HeatSources) -> Vec<f64> {
         let mut vector = vec![0.0; nodes];
-        vector[0] = energy.controller;
         vector[1..1 + packages].copy_from_slice(&energy.packages);
-        vector[1 + packages] = energy.dram;
-        vector[2 + packages] = energy.board;
+        if heat == HeatSources::All {
+            vector[0] = energy.controller;
+            vector[1 + packages] = energy.dram;
+            vector[2 + packages] = energy.board;
+        }
         vector
     }
 
@@ -133,7 +140,7 @@ impl ThermalModel {
         if span <= 0.0 {
             return;
         }
-        let energy = Self::node_vector(self.last_energy.len(), self.packages.len(), energy);
+        let energy = Self::node_vector(self.last_energy.len(), self.packages.len(), energy, self.heat_sources);
         let power: Vec<f64> = energy
             .iter()
             .zip(&self.last_energy)

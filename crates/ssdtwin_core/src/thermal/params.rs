@@ -59,6 +59,9 @@ pub struct ThermalConfig {
     /// through the PCB) [A: the self-heating paper attributes its ±15 °C chip-to-chip spread to
     /// components that "thermally react differently", without values; docs/models/thermal.md].
     pub controller_coupling_w_per_k: PerPackage,
+    /// Which nodes the power model heats: `all`, or `nand` (the NAND packages alone, as in the
+    /// self-heating paper's thermal model). Default all.
+    pub heat_sources: super::heat::HeatSources,
 }
 
 /// Where a run's temperatures start.
@@ -188,6 +191,7 @@ impl Default for ThermalConfig {
             capacitance_j_per_k: ThermalCapacitances::default(),
             resistance_k_per_w: ThermalResistances::default(),
             controller_coupling_w_per_k: PerPackage::All(0.0),
+            heat_sources: super::heat::HeatSources::All,
         }
     }
 }

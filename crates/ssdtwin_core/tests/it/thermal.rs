@@ -461,3 +461,30 @@ fn every_preset_reports_temperatures_with_its_own_packages() {
         );
     }
 }
+
+#[test]
+fn nand_heat_sources_heat_the_packages_alone_and_leave_the_run_unchanged() {
+    let all = run(&thermal_scenario(&[]));
+    let nand = run(&thermal_scenario(&["thermal.heat_sources=nand"]));
+    // The switch changes what the network receives, not the drive: same run, same energy.
+    assert_eq!(nand.host_ios, all.host_ios);
+    assert_eq!(nand.latency_us, all.latency_us);
+    assert_eq!(nand.energy_j, all.energy_j);
+    let (t_all, t_nand) = (all.thermal.as_ref().unwrap(), nand.thermal.as_ref().unwrap());
+    // The network receives the NAND dies' energy alone (the I/O bus is the controller's PHY).
+    let packages = nand.energy_j.nand;
+    assert!(
+        relative_error(t_nand.energy_in_j, packages) < 1e-9,
+        "heat in {} J, NAND packages {packages} J",
+        t_nand.energy_in_j
+    );
+    assert!(t_nand.energy_in_j < 0.5 * t_all.energy_in_j);
+    // Unheated, the controller sits below the packages that heat it through the board.
+    assert!(
+        t_nand.final_c["controller"] < t_nand.final_c["nand_0"],
+        "{:?}",
+        t_nand.final_c
+    );
+    assert!(t_nand.final_c["nand_0"] > 35.0);
+    assert!(t_nand.final_c["nand_0"] < t_all.final_c["nand_0"]);
+}
