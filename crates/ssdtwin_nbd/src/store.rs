@@ -92,6 +92,15 @@ impl Store {
         Ok(())
     }
 
+    /// Stores `data` at `offset` whatever the cap: a unit's older data put back after a power
+    /// cut (the cap was checked when it was first written).
+    pub fn restore(&mut self, offset: u64, data: &[u8]) {
+        let cap = self.block_cap;
+        self.block_cap = usize::MAX;
+        let _ = self.write(offset, data);
+        self.block_cap = cap;
+    }
+
     /// Makes `length` bytes at `offset` read back as zeros (TRIM, WRITE_ZEROES); frees whole
     /// blocks. Never needs room; the work is bounded by the blocks held, not the range.
     pub fn zero(&mut self, offset: u64, length: u64) {

@@ -33,8 +33,11 @@ mod handshake;
 mod hub;
 mod listen;
 mod options;
+mod plan;
+mod power;
 mod session;
 mod stream;
+mod versions;
 
 pub use options::{
     Pace, ServeError, ServeOptions, EXPORT_NAME, LOCKSTEP_WAIT, MAX_COMMAND_BYTES, MAX_IN_FLIGHT, MAX_PAYLOAD,
