@@ -53,6 +53,13 @@ pub(super) struct Counts {
     pub(super) most_in_flight: u32,
 }
 
+impl Counts {
+    /// Requests it sent (but `NBD_CMD_DISC`).
+    pub(super) fn total(&self) -> u64 {
+        self.reads + self.writes + self.trims + self.flushes + self.refused
+    }
+}
+
 /// A connected client, one submission queue, as the drive's thread sees it.
 pub(super) struct Client {
     pub(super) writer: BufWriter<Connection>,
@@ -230,11 +237,18 @@ impl Drive {
         }
     }
 
-    /// Virtual pace: a request from `client`, which did not owe one, ends the waits for the
-    /// clients with nothing in flight (their requester went on through another connection, as
-    /// nbdfuse's round robin over its connections does): they are not waited for again while
-    /// they have nothing in flight, until they prove prompt.
+    /// Virtual pace: a request from `client`, which did not owe one and has sent before, while
+    /// no request is in flight on any connection, ends the waits for the clients with nothing
+    /// in flight: one stream of requests went on through another connection (nbdfuse's round
+    /// robin over its connections). They are not waited for again while they have nothing in
+    /// flight, until they prove prompt. Closed loops on several connections (fio's `numjobs`)
+    /// keep their waits: one of them is answered while the others have requests in flight, and
+    /// a connection's first request (a job starting) ends no wait.
     fn end_waits_for_others(&mut self, client: u64) {
+        let fresh = self.clients.get(&client).is_some_and(|state| state.counts.total() == 0);
+        if fresh || self.clients.values().any(|state| state.in_flight > 0) {
+            return;
+        }
         for (&other, state) in &mut self.clients {
             if other != client && state.in_flight == 0 && state.owes_request() {
                 state.prompt = false;
