@@ -4,7 +4,8 @@
 //! held is the data stored, whatever the export's size. A write that would take the store past
 //! its cap is refused (`ENOSPC`) and changes nothing. What the simulated drive does with its
 //! mapping, GC and buffers does not touch this data: the model gives the timing, the store the
-//! contents.
+//! contents; only a power cut puts older data back ([`Store::restore`], the server's durable
+//! versions).
 
 use std::collections::HashMap;
 

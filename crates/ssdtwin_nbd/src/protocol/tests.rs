@@ -156,7 +156,10 @@ fn valid_requests_are_classified() {
 #[test]
 fn requests_at_any_byte_offset_and_length_are_accepted() {
     // Odd bytes are served (the server advertises a minimum block of 1 byte).
-    assert_eq!(check_request(&request(CMD_READ, 0, 100, 4096), SIZE, SIZES), Ok(Command::Read));
+    assert_eq!(
+        check_request(&request(CMD_READ, 0, 100, 4096), SIZE, SIZES),
+        Ok(Command::Read)
+    );
     assert_eq!(
         check_request(&request(CMD_WRITE, 0, 4097, 3), SIZE, SIZES),
         Ok(Command::Write { fua: false })

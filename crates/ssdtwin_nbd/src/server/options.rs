@@ -24,7 +24,8 @@ pub const MAX_PAYLOAD: u32 = 4 * 1024 * 1024;
 pub const MIN_BLOCK: u32 = 1;
 /// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
 /// below their high-water mark before it runs ahead without it (long enough for a client
-/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`).
+/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`, and a
+/// connection with nothing in flight at most once, see `Client::prompt`).
 pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
 /// Requests one client may have in flight; past it the model runs before more are read, so a
 /// client pipelining without end does not grow the server's memory.

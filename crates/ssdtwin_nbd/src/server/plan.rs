@@ -143,7 +143,10 @@ mod tests {
         let plan = plan(Kind::Write(false), 8192, 256 * 1024, UNIT);
         assert!(plan.reads_first.is_empty());
         // 64 units of 4 KiB at 32 per 128 KiB command.
-        assert_eq!(spans(&plan.commands), vec![(false, false, 2, 32), (false, false, 34, 32)]);
+        assert_eq!(
+            spans(&plan.commands),
+            vec![(false, false, 2, 32), (false, false, 34, 32)]
+        );
         assert_eq!(plan.written, vec![(2, 66)]);
     }
 
@@ -156,7 +159,10 @@ mod tests {
         assert!(inside.commands[0].fua);
         // From byte 1000 to 3 units + 100 bytes: units 0 and 3 are partial, 0..4 written.
         let across = plan(Kind::Write(false), 1000, 3 * 4096 + 100 - 1000, UNIT);
-        assert_eq!(spans(&across.reads_first), vec![(true, false, 0, 1), (true, false, 3, 1)]);
+        assert_eq!(
+            spans(&across.reads_first),
+            vec![(true, false, 0, 1), (true, false, 3, 1)]
+        );
         assert_eq!(spans(&across.commands), vec![(false, false, 0, 4)]);
         // Odd bytes, not sectors: one byte at 4097.
         let byte = plan(Kind::Write(false), 4097, 1, UNIT);
@@ -170,7 +176,10 @@ mod tests {
         assert!(trim.reads_first.is_empty() && trim.written.is_empty());
         assert_eq!(plan(Kind::Trim, 512, 1024, UNIT), Plan::default());
         let zeroes = plan(Kind::Deallocate, 512, 3 * 4096, UNIT);
-        assert_eq!(spans(&zeroes.reads_first), vec![(true, false, 0, 1), (true, false, 3, 1)]);
+        assert_eq!(
+            spans(&zeroes.reads_first),
+            vec![(true, false, 0, 1), (true, false, 3, 1)]
+        );
         assert_eq!(
             spans(&zeroes.commands),
             vec![(false, false, 0, 1), (false, false, 3, 1), (false, true, 1, 2)]
@@ -181,7 +190,10 @@ mod tests {
 
     #[test]
     fn reads_touch_every_unit_of_their_range_and_a_flush_has_one_command() {
-        assert_eq!(spans(&plan(Kind::Read, 100, 4096, UNIT).commands), vec![(true, false, 0, 2)]);
+        assert_eq!(
+            spans(&plan(Kind::Read, 100, 4096, UNIT).commands),
+            vec![(true, false, 0, 2)]
+        );
         let flush = plan(Kind::Flush, 0, 0, UNIT);
         assert_eq!(flush.commands.len(), 1);
         assert!(flush.commands[0].flush);
