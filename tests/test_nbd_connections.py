@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import struct
+import threading
 
 from nbd_server import SMALL_DRIVE, Server
 from nbd_wire import CMD_DISC, CMD_READ, CMD_WRITE, closed, connect, reply, request
@@ -57,6 +58,41 @@ def test_one_stream_spread_over_connections_is_answered_without_timed_waits(tmp_
     assert timed_out <= connections + 1, log
     assert ended_by_others >= 1
     assert sorted(per_connection(log)) == sorted([(0, count // connections)] * connections + [(count, 0)])
+
+
+def test_closed_loops_on_several_connections_keep_their_lockstep(tmp_path):
+    # fio's numjobs at iodepth 1: each connection sends its next request as soon as it is
+    # answered, while the others have requests in flight. No wait for them may be ended by
+    # another connection's request (the drive would run ahead of a closed loop), unless a wait ran
+    # out of time first (a stall of this machine longer than 20 ms).
+    count, connections = 300, 3
+    with Server(tmp_path, *SMALL_DRIVE) as server:
+        socks = [connect(server)[0] for _ in range(connections)]
+        failures: list[BaseException] = []
+
+        def closed_loop(number: int) -> None:
+            sock = socks[number]
+            try:
+                for index in range(count):
+                    offset = (number * count + index) * 4096
+                    request(sock, CMD_WRITE, offset, 4096, index, data=bytes([number + 1]) * 4096)
+                    assert reply(sock) == (0, index, b"")
+            except BaseException as error:  # reported by the test's thread
+                failures.append(error)
+
+        threads = [threading.Thread(target=closed_loop, args=(number,)) for number in range(connections)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not failures, failures
+        for sock in socks:
+            sock.close()
+        server.stop()
+        log = server.log_text()
+    timed_out, ended_by_others = waits(log)
+    assert ended_by_others == 0 or timed_out > 0, log
+    assert sorted(per_connection(log)) == [(0, count)] * connections
 
 
 def test_requests_at_any_byte_offset_read_back_and_partial_units_are_read_modify_writes(tmp_path):
