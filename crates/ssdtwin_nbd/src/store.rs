@@ -4,7 +4,8 @@
 //! held is the data stored, whatever the export's size. A write that would take the store past
 //! its cap is refused (`ENOSPC`) and changes nothing. What the simulated drive does with its
 //! mapping, GC and buffers does not touch this data: the model gives the timing, the store the
-//! contents.
+//! contents; only a power cut puts older data back ([`Store::restore`], the server's durable
+//! versions).
 
 use std::collections::HashMap;
 
@@ -90,6 +91,15 @@ impl Store {
             done += take;
         }
         Ok(())
+    }
+
+    /// Stores `data` at `offset` whatever the cap: a unit's older data put back after a power
+    /// cut (the cap was checked when it was first written).
+    pub fn restore(&mut self, offset: u64, data: &[u8]) {
+        let cap = self.block_cap;
+        self.block_cap = usize::MAX;
+        let _ = self.write(offset, data);
+        self.block_cap = cap;
     }
 
     /// Makes `length` bytes at `offset` read back as zeros (TRIM, WRITE_ZEROES); frees whole

@@ -95,7 +95,7 @@ impl Controller {
     }
 
     /// Whether the latest write of `logical` is acknowledged but not yet programmed.
-    fn is_volatile(&self, logical: u32) -> bool {
+    pub(crate) fn is_volatile(&self, logical: u32) -> bool {
         if let Some(buffer) = self.dram.as_ref().and_then(|dram| dram.buffer.as_ref()) {
             return buffer.holds(logical);
         }

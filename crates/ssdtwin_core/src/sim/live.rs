@@ -92,6 +92,20 @@ impl LiveSimulation {
         &self.simulation.controller.ftl
     }
 
+    /// Whether a power cut can lose acknowledged writes: the power-loss protection does not
+    /// cover every volatile write the drive may hold (an NBD server then keeps the durable
+    /// versions of the units written).
+    pub fn writes_at_risk(&self) -> bool {
+        !self.simulation.controller.durability.protected
+    }
+
+    /// Whether the latest write of `logical` handed to the drive is acknowledged but not yet
+    /// programmed (held in the write buffer or in a program not done; without a buffer, mapped to
+    /// a unit not yet programmed).
+    pub fn is_volatile(&self, logical: u32) -> bool {
+        self.simulation.controller.is_volatile(logical)
+    }
+
     /// Commands handed in and not yet completed.
     pub fn outstanding(&self) -> u64 {
         self.outstanding

@@ -72,8 +72,9 @@ pub enum Command {
     Disconnect,
 }
 
-/// Checks a request against the export's size and block sizes; `Err` is the error value of the
-/// simple reply.
+/// Checks a request against the export's size and maximum block size; `Err` is the error value
+/// of the simple reply. Any byte offset and length is accepted (the server advertises a minimum
+/// block of 1 byte).
 pub fn check_request(request: &Request, size: u64, sizes: BlockSizes) -> Result<Command, u32> {
     let fua = request.flags & CMD_FLAG_FUA != 0;
     let allowed_flags = match request.kind {
@@ -99,10 +100,6 @@ pub fn check_request(request: &Request, size: u64, sizes: BlockSizes) -> Result<
         CMD_TRIM => Command::Trim { fua },
         _ => Command::WriteZeroes { fua },
     };
-    let minimum = u64::from(sizes.minimum);
-    if !request.offset.is_multiple_of(minimum) || !u64::from(request.length).is_multiple_of(minimum) {
-        return Err(EINVAL);
-    }
     if matches!(command, Command::Read | Command::Write { .. }) && request.length > sizes.maximum {
         return Err(if command == Command::Read { EOVERFLOW } else { EINVAL });
     }

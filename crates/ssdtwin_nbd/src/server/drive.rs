@@ -1,10 +1,12 @@
 //! The drive's side of the server: the simulated drive, the stored data and the connected
-//! clients. It applies each request a connection brings ([`Message`]), checks it, turns reads,
-//! writes and trims into host commands of the model (at most [`MAX_COMMAND_BYTES`] each), writes
-//! the replies when the model completes them, and cuts the power when asked to. A TRIM, and a
-//! WRITE_ZEROES the client lets the server punch a hole for (no `NBD_CMD_FLAG_NO_HOLE`), zero the
-//! stored data and deallocate the whole mapping units inside the range (the model's trim); a
-//! WRITE_ZEROES with the flag is a write of zeros.
+//! clients. It applies each request a connection brings ([`Message`]), checks it, turns it into
+//! host commands of the model (`plan`: a partial-unit write is a read-modify-write), writes the
+//! replies when the model completes them, and cuts the power when asked to (`power`). A TRIM,
+//! and a WRITE_ZEROES the client lets the server punch a hole for (no `NBD_CMD_FLAG_NO_HOLE`),
+//! zero the stored data and deallocate the whole mapping units inside the range (the model's
+//! trim); a WRITE_ZEROES with the flag is a write of zeros. Each connection is a submission
+//! queue of its own: its requests in flight, its high-water mark (for the virtual pace's
+//! lockstep, `hub`) and its counts.
 
 use std::collections::HashMap;
 use std::io::{BufWriter, Write};
@@ -15,8 +17,10 @@ use ssdtwin_core::host::command::CommandSpec;
 use ssdtwin_core::sim::live::{LiveCompletion, LiveSimulation};
 use ssdtwin_core::RunError;
 
-use super::options::{log, Export, Pace, ServeOptions, MAX_COMMAND_BYTES};
+use super::options::{log, Export, Pace, ServeOptions};
+use super::plan::{plan, Kind};
 use super::stream::Connection;
+use super::versions::Versions;
 use crate::protocol::{self, Command, Request};
 use crate::store::Store;
 
@@ -36,7 +40,27 @@ pub(super) enum Message {
     },
 }
 
-/// A connected client as the drive's thread sees it.
+/// Requests a connection sent, by kind.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Counts {
+    pub(super) reads: u64,
+    pub(super) writes: u64,
+    pub(super) trims: u64,
+    pub(super) flushes: u64,
+    /// Refused with an error.
+    pub(super) refused: u64,
+    /// Most requests it had in flight at once.
+    pub(super) most_in_flight: u32,
+}
+
+impl Counts {
+    /// Requests it sent (but `NBD_CMD_DISC`).
+    pub(super) fn total(&self) -> u64 {
+        self.reads + self.writes + self.trims + self.flushes + self.refused
+    }
+}
+
+/// A connected client, one submission queue, as the drive's thread sees it.
 pub(super) struct Client {
     pub(super) writer: BufWriter<Connection>,
     /// Requests received and not yet answered.
@@ -46,36 +70,48 @@ pub(super) struct Client {
     /// The drive waited for its next request in vain: it is not waited for again until it sends
     /// one (so a client draining its queue costs one wait, not one per reply).
     pub(super) lull: bool,
+    /// With nothing in flight, it is waited for (a closed loop at depth 1 sends its next request
+    /// as soon as it is answered). Cleared when a wait for it ends without its request (another
+    /// connection's request came first, or the wait's wall time ran out), set again when its
+    /// next request is the first the server receives after its reply.
+    pub(super) prompt: bool,
+    /// `Drive::received` when its last request in flight was answered.
+    pub(super) answered_at: u64,
     /// It sent `NBD_CMD_DISC`: closed once its requests are answered.
     pub(super) disconnecting: bool,
     /// Replies written and not yet flushed.
     unflushed: bool,
     /// Its socket failed: replies are dropped.
     pub(super) broken: bool,
+    pub(super) counts: Counts,
 }
 
-/// What a request asks of the model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Read,
-    /// A write; `true`: with FUA (replied once programmed when the drive's volatile writes are
-    /// unprotected).
-    Write(bool),
-    Trim,
-    /// NBD_CMD_FLUSH: a Flush of the model (replied once the writes acknowledged before it are
-    /// programmed, at once with power-loss protection).
-    Flush,
+impl Client {
+    /// In virtual pace: its next request answers a completion just sent, and must arrive before
+    /// the drive runs ahead (fewer requests in flight than its high-water mark, and, with none in
+    /// flight, a client that has been prompt).
+    pub(super) fn owes_request(&self) -> bool {
+        !self.lull
+            && !self.disconnecting
+            && !self.broken
+            && self.in_flight < self.high_water
+            && (self.in_flight > 0 || self.prompt)
+    }
 }
 
 /// A request waiting for the model.
-struct Waiting {
+pub(super) struct Waiting {
     client: u64,
     handle: u64,
     read: bool,
     offset: u64,
     length: u32,
-    /// Model commands not yet completed.
+    /// Model commands of the current stage not yet completed.
     remaining: u32,
+    /// The second stage (a read-modify-write's writes), submitted once the first is done.
+    then: Vec<CommandSpec>,
+    /// Units written, for the durable versions.
+    written: Vec<(u32, u32)>,
 }
 
 /// The drive's side of the server.
@@ -85,16 +121,22 @@ pub(super) struct Drive {
     export: Export,
     pub(super) pace: Pace,
     pub(super) clients: HashMap<u64, Client>,
-    waiting: HashMap<u64, Waiting>,
+    pub(super) waiting: HashMap<u64, Waiting>,
     next_tag: u64,
     started: Instant,
     pub(super) trace: Option<BufWriter<std::fs::File>>,
     completions: Vec<LiveCompletion>,
     read_buffer: Vec<u8>,
+    /// Requests received.
+    pub(super) received: u64,
     /// Requests answered.
     pub(super) answered: u64,
-    /// Waits for a client's next request that ended without one (virtual pace).
-    pub(super) waits_in_vain: u64,
+    /// Waits for a client's next request (virtual pace) that ran out of wall time.
+    pub(super) waits_timed_out: u64,
+    /// Waits for a client with nothing in flight ended by another connection's request.
+    pub(super) waits_ended_by_others: u64,
+    /// Read-modify-write reads (partial-unit writes).
+    pub(super) rmw_reads: u64,
     /// When a connection last brought something (virtual pace: a client owing its next request
     /// is waited for until `LOCKSTEP_WAIT` after this).
     pub(super) last_activity: Instant,
@@ -103,8 +145,12 @@ pub(super) struct Drive {
     /// The session is over: connections are no longer served.
     pub(super) finished: bool,
     /// A power cut still to come, at this simulated time.
-    power_loss_at: Option<Time>,
+    pub(super) power_loss_at: Option<Time>,
     pub(super) had_client: bool,
+    /// Durable versions of the units written (only when a power cut can lose writes).
+    pub(super) versions: Option<Versions>,
+    /// Per-connection counts of the clients gone, for the session's summary.
+    pub(super) gone: Vec<(u64, Counts)>,
 }
 
 impl Drive {
@@ -115,6 +161,7 @@ impl Drive {
         options: &ServeOptions,
         trace: Option<BufWriter<std::fs::File>>,
     ) -> Drive {
+        let versions = live.writes_at_risk().then(|| Versions::new(live.unit_bytes()));
         Drive {
             live,
             store: Store::new(options.store_cap),
@@ -127,13 +174,18 @@ impl Drive {
             trace,
             completions: Vec::new(),
             read_buffer: Vec::new(),
+            received: 0,
             answered: 0,
-            waits_in_vain: 0,
+            waits_timed_out: 0,
+            waits_ended_by_others: 0,
+            rmw_reads: 0,
             last_activity: Instant::now(),
             error: None,
             finished: false,
             power_loss_at: options.power_loss_at.map(|at| Time::ZERO + at),
             had_client: false,
+            versions,
+            gone: Vec::new(),
         }
     }
 
@@ -161,15 +213,19 @@ impl Drive {
                         in_flight: 0,
                         high_water: 0,
                         lull: false,
+                        prompt: true,
+                        answered_at: 0,
                         disconnecting: false,
                         unflushed: false,
                         broken: false,
+                        counts: Counts::default(),
                     },
                 );
             }
             Message::Closed { client } => {
                 if let Some(state) = self.clients.remove(&client) {
                     state.writer.get_ref().shutdown();
+                    self.gone.push((client, state.counts));
                     log(&format!("client {client}: closed"));
                 }
             }
@@ -181,16 +237,47 @@ impl Drive {
         }
     }
 
+    /// Virtual pace: a request from `client`, which did not owe one and has sent before, while
+    /// no request is in flight on any connection, ends the waits for the clients with nothing
+    /// in flight: one stream of requests went on through another connection (nbdfuse's round
+    /// robin over its connections). They are not waited for again while they have nothing in
+    /// flight, until they prove prompt. Closed loops on several connections (fio's `numjobs`)
+    /// keep their waits: one of them is answered while the others have requests in flight, and
+    /// a connection's first request (a job starting) ends no wait.
+    fn end_waits_for_others(&mut self, client: u64) {
+        let fresh = self.clients.get(&client).is_some_and(|state| state.counts.total() == 0);
+        if fresh || self.clients.values().any(|state| state.in_flight > 0) {
+            return;
+        }
+        for (&other, state) in &mut self.clients {
+            if other != client && state.in_flight == 0 && state.owes_request() {
+                state.prompt = false;
+                self.waits_ended_by_others += 1;
+            }
+        }
+    }
+
     fn request(&mut self, client: u64, request: Request, payload: &[u8]) {
-        let Some(state) = self.clients.get_mut(&client) else {
+        let received = self.received;
+        self.received += 1;
+        let Some(state) = self.clients.get(&client) else {
             return;
         };
+        if !state.owes_request() {
+            self.end_waits_for_others(client);
+        }
+        let state = self.clients.get_mut(&client).expect("present");
+        if state.in_flight == 0 && state.answered_at == received && state.high_water > 0 {
+            state.prompt = true;
+        }
         state.in_flight += 1;
         state.high_water = state.high_water.max(state.in_flight);
+        state.counts.most_in_flight = state.counts.most_in_flight.max(state.in_flight);
         state.lull = false;
         let command = match protocol::check_request(&request, self.export.size, self.export.sizes) {
             Ok(command) => command,
             Err(error) => {
+                state.counts.refused += 1;
                 log(&format!(
                     "client {client}: request {:?} refused with error {error}",
                     (request.kind, request.offset, request.length)
@@ -200,99 +287,125 @@ impl Drive {
             }
         };
         let (offset, length) = (request.offset, request.length);
+        let counts = &mut state.counts;
         match command {
             Command::Disconnect => {
                 state.in_flight -= 1;
                 state.disconnecting = true;
                 self.close_if_done(client);
             }
-            Command::Flush => self.submit(client, request.handle, Kind::Flush, 0, 0),
+            Command::Flush => {
+                counts.flushes += 1;
+                self.submit(client, request.handle, Kind::Flush, 0, 0, payload);
+            }
             Command::Trim { .. } => {
-                self.store.zero(offset, u64::from(length));
-                self.submit(client, request.handle, Kind::Trim, offset, length);
+                counts.trims += 1;
+                self.submit(client, request.handle, Kind::Trim, offset, length, payload);
             }
             Command::WriteZeroes { .. } if request.flags & protocol::CMD_FLAG_NO_HOLE == 0 => {
                 // The server may punch holes: the drive deallocates, as for a TRIM.
-                self.store.zero(offset, u64::from(length));
-                self.submit(client, request.handle, Kind::Trim, offset, length);
+                counts.trims += 1;
+                self.submit(client, request.handle, Kind::Deallocate, offset, length, payload);
             }
-            Command::WriteZeroes { .. } => {
-                self.store.zero(offset, u64::from(length));
-                self.submit(client, request.handle, Kind::Write(false), offset, length);
+            Command::WriteZeroes { fua } => {
+                counts.writes += 1;
+                self.submit(client, request.handle, Kind::Write(fua), offset, length, payload);
             }
             Command::Write { fua } => {
-                if self.store.write(offset, payload).is_err() {
-                    log(&format!(
-                        "client {client}: write refused: the store holds its cap of {} bytes",
-                        self.store.stored_bytes()
-                    ));
-                    self.reply(client, request.handle, protocol::ENOSPC, None);
-                    return;
-                }
-                self.submit(client, request.handle, Kind::Write(fua), offset, length);
+                counts.writes += 1;
+                self.submit(client, request.handle, Kind::Write(fua), offset, length, payload);
             }
-            Command::Read => self.submit(client, request.handle, Kind::Read, offset, length),
+            Command::Read => {
+                counts.reads += 1;
+                self.submit(client, request.handle, Kind::Read, offset, length, payload);
+            }
         }
     }
 
-    /// Hands a read, write or trim to the model as host commands of at most `MAX_COMMAND_BYTES`
-    /// (a trim: of the whole mapping units inside the range, none when there is none).
-    fn submit(&mut self, client: u64, handle: u64, kind: Kind, offset: u64, length: u32) {
+    /// Applies a request to the store and hands its commands to the model (`plan`).
+    fn submit(&mut self, client: u64, handle: u64, kind: Kind, offset: u64, length: u32, payload: &[u8]) {
         let at = self.arrival();
-        let read = kind == Kind::Read;
+        let plan = plan(kind, offset, u64::from(length), self.live.unit_bytes());
+        // The store first: the durable versions keep what a write is about to replace.
+        if let Some(versions) = &mut self.versions {
+            for &(first, end) in &plan.written {
+                versions.before_write(&self.store, &self.live, first, end);
+            }
+            if let Some((first, end)) = plan.trimmed {
+                versions.trimmed(first, end);
+            }
+        }
+        let stored = match kind {
+            Kind::Write(_) if payload.len() == length as usize => self.store.write(offset, payload),
+            // WRITE_ZEROES: zeros.
+            Kind::Write(_) | Kind::Trim | Kind::Deallocate => {
+                self.store.zero(offset, u64::from(length));
+                Ok(())
+            }
+            Kind::Read | Kind::Flush => Ok(()),
+        };
+        if stored.is_err() {
+            if let Some(versions) = &mut self.versions {
+                for &(first, end) in &plan.written {
+                    versions.write_answered(first, end);
+                }
+            }
+            log(&format!(
+                "client {client}: write refused: the store holds its cap of {} bytes",
+                self.store.stored_bytes()
+            ));
+            self.reply(client, handle, protocol::ENOSPC, None);
+            return;
+        }
         if let Some(trace) = &mut self.trace {
             // The MSR format has no trim type: trims are left out of the trace.
-            let name = if read { "Read" } else { "Write" };
+            let name = if kind == Kind::Read { "Read" } else { "Write" };
             let ticks = at.as_nanos() / 100;
             if matches!(kind, Kind::Read | Kind::Write(_)) {
                 let _ = writeln!(trace, "{ticks},ssdtwin,0,{name},{offset},{length},0");
             }
         }
-        let tag = self.next_tag;
-        self.next_tag += 1;
-        let unit = self.live.unit_bytes();
-        let (first, end) = match kind {
-            // Only whole units are deallocated: the others keep their neighbours' data.
-            Kind::Trim => (offset.div_ceil(unit), (offset + u64::from(length)) / unit),
-            // One command without units.
-            Kind::Flush => (0, 1),
-            _ => (offset / unit, (offset + u64::from(length)).div_ceil(unit)),
-        };
-        if kind != Kind::Flush && (length == 0 || end <= first) {
+        if plan.commands.is_empty() {
+            self.answered_written(&plan.written);
             self.reply(client, handle, 0, None);
             return;
         }
-        let per_command = (MAX_COMMAND_BYTES / unit).max(1);
-        let commands = (end - first).div_ceil(per_command) as u32;
+        let tag = self.next_tag;
+        self.next_tag += 1;
+        let (now, then) = if plan.reads_first.is_empty() {
+            (plan.commands, Vec::new())
+        } else {
+            self.rmw_reads += plan.reads_first.len() as u64;
+            (plan.reads_first, plan.commands)
+        };
         self.waiting.insert(
             tag,
             Waiting {
                 client,
                 handle,
-                read,
+                read: kind == Kind::Read,
                 offset,
                 length,
-                remaining: commands,
+                remaining: now.len() as u32,
+                then,
+                written: plan.written,
             },
         );
-        let mut unit_at = first;
-        while unit_at < end {
-            let units = per_command.min(end - unit_at);
-            let command = match kind {
-                Kind::Flush => CommandSpec::flush(),
-                _ => CommandSpec {
-                    is_read: read,
-                    trim: kind == Kind::Trim,
-                    flush: false,
-                    fua: kind == Kind::Write(true),
-                    first_unit: unit_at as u32,
-                    units: units as u32,
-                },
-            };
+        for command in now {
             self.live.submit(at, command, tag);
-            unit_at += units;
+        }
+        if let Some(versions) = &mut self.versions {
+            versions.prune_if_grown(&self.live);
         }
         self.answer_completions();
+    }
+
+    fn answered_written(&mut self, written: &[(u32, u32)]) {
+        if let Some(versions) = &mut self.versions {
+            for &(first, end) in written {
+                versions.write_answered(first, end);
+            }
+        }
     }
 
     /// Replies to the requests whose last command completed.
@@ -307,7 +420,19 @@ impl Drive {
             if waiting.remaining > 0 {
                 continue;
             }
+            if !waiting.then.is_empty() {
+                // The read-modify-write's reads are done: its writes go in now.
+                let then = std::mem::take(&mut waiting.then);
+                waiting.remaining = then.len() as u32;
+                let at = self.live.now();
+                for command in then {
+                    self.live.submit(at, command, completion.tag);
+                }
+                // Their completions, if any came at once, are taken at the next call.
+                continue;
+            }
             let waiting = self.waiting.remove(&completion.tag).expect("present");
+            self.answered_written(&waiting.written);
             let range = waiting.read.then_some((waiting.offset, waiting.length));
             self.reply(waiting.client, waiting.handle, 0, range);
         }
@@ -321,6 +446,9 @@ impl Drive {
             return;
         };
         state.in_flight -= 1;
+        if state.in_flight == 0 {
+            state.answered_at = self.received;
+        }
         if !state.broken {
             let mut result = state.writer.write_all(&protocol::simple_reply(error, handle));
             if let (Some((offset, length)), true) = (read, result.is_ok()) {
@@ -345,6 +473,7 @@ impl Drive {
                 let mut state = self.clients.remove(&client).expect("present");
                 let _ = state.writer.flush();
                 state.writer.get_ref().shutdown();
+                self.gone.push((client, state.counts));
                 log(&format!("client {client}: disconnected"));
             }
         }
@@ -361,42 +490,5 @@ impl Drive {
                 }
             }
         }
-    }
-
-    /// Cuts the power once the simulation has reached `power_loss_at`: the model says which
-    /// acknowledged writes its power-loss protection could not save; those units read back zeros
-    /// from now on (the store keeps no older data; for units written once, zeros are their
-    /// previous data), every connection is dropped, and the server goes on serving.
-    pub(super) fn check_power_loss(&mut self) {
-        let Some(at) = self.power_loss_at else {
-            return;
-        };
-        if self.live.now() < at {
-            return;
-        }
-        self.power_loss_at = None;
-        let event = self.live.power_loss();
-        let unit = self.live.unit_bytes();
-        for &lba in &event.lost_lbas {
-            self.store.zero(u64::from(lba) * unit, unit);
-        }
-        let lost: Vec<String> = event.lost_lbas.iter().map(u32::to_string).collect();
-        log(&format!(
-            "power lost at {:.6} s: {} acknowledged writes not on flash, {} lost; drive back at {:.6} s; \
-             lost LBAs ({} B units): [{}]",
-            event.at_s,
-            event.unflushed_writes,
-            event.lost_writes,
-            event.resumed_at_s,
-            unit,
-            lost.join(",")
-        ));
-        // Acknowledgements the drive gave before the cut still reach their clients.
-        self.flush_replies();
-        for (client, state) in self.clients.drain() {
-            state.writer.get_ref().shutdown();
-            log(&format!("client {client}: dropped by the power loss"));
-        }
-        self.waiting.clear();
     }
 }

@@ -1,7 +1,7 @@
 //! The drive behind one lock, shared by the connections' threads and the calling thread, and
 //! when the model runs: in virtual pace it runs while no client owes its next request (the
-//! lockstep of the module documentation), and a client past [`MAX_IN_FLIGHT`] requests waits for
-//! the model before more are read.
+//! lockstep of the module documentation; [`Client::owes_request`](super::drive::Client)), and a
+//! client past [`MAX_IN_FLIGHT`] requests waits for the model before more are read.
 
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Instant;
@@ -15,19 +15,20 @@ impl Drive {
     /// In virtual pace: a client has fewer requests in flight than before, so its next request
     /// answers a completion just sent and must arrive before the drive runs ahead.
     pub(super) fn client_owes_requests(&self) -> bool {
-        self.clients
-            .values()
-            .any(|state| !state.lull && !state.disconnecting && !state.broken && state.in_flight < state.high_water)
+        self.clients.values().any(|state| state.owes_request())
     }
 
-    /// The wait for a client was in vain: it is in a lull, do not wait for it again until it
-    /// fills its queue anew.
+    /// The wait for a client ran out of wall time: it is in a lull, do not wait for it again
+    /// until it fills its queue anew (with nothing in flight: until it proves prompt).
     pub(super) fn lower_high_water(&mut self) {
-        self.waits_in_vain += 1;
+        self.waits_timed_out += 1;
         for state in self.clients.values_mut() {
-            if state.in_flight < state.high_water {
+            if state.owes_request() {
                 state.high_water = state.in_flight;
                 state.lull = true;
+                if state.in_flight == 0 {
+                    state.prompt = false;
+                }
             }
         }
     }

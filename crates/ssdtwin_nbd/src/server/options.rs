@@ -17,11 +17,15 @@ pub const MAX_COMMAND_BYTES: u64 = 128 * 1024;
 /// Largest read or write payload advertised [bytes]; one per connection is the memory held for
 /// requests being read.
 pub const MAX_PAYLOAD: u32 = 4 * 1024 * 1024;
-/// Smallest block advertised: offsets and lengths are multiples of it [bytes].
-pub const MIN_BLOCK: u32 = 512;
+/// Smallest block advertised [bytes]: 1, any offset and length is served (a write of part of a
+/// mapping unit is the drive's read-modify-write). libnbd clients (nbdfuse, nbdcopy) refuse on
+/// their side requests not aligned to the advertised minimum, and nbdfuse passes on the byte
+/// ranges file systems write (fuse2fs writes some of under 512 B).
+pub const MIN_BLOCK: u32 = 1;
 /// Longest wall time the drive waits, in virtual pace, for a client whose in-flight requests fell
 /// below their high-water mark before it runs ahead without it (long enough for a client
-/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`).
+/// descheduled on a busy machine; a client in a lull costs it once, see `Client::lull`, and a
+/// connection with nothing in flight at most once, see `Client::prompt`).
 pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
 /// Requests one client may have in flight; past it the model runs before more are read, so a
 /// client pipelining without end does not grow the server's memory.

@@ -84,12 +84,7 @@ pub fn serve(
     if let Some(error) = drive.error.take() {
         return Err(error.into());
     }
-    log(&format!(
-        "{} requests answered; {} bytes stored; {} waits for a client's next request ended without one",
-        drive.answered,
-        drive.store.stored_bytes(),
-        drive.waits_in_vain
-    ));
+    drive.log_summary();
     drop(drive);
     let hub = Arc::try_unwrap(hub).map_err(|_| ServeError::Io("a connection still holds the drive".to_string()))?;
     let drive = hub
