@@ -22,7 +22,7 @@ step 'pip install ".[test]" (release build of the Rust core)'
 step "headless Chromium for the HTML-report tests (scripts/install-chromium.sh)"
 bash scripts/install-chromium.sh
 
-step "NBD clients for the serve --nbd tests: fio, nbdinfo, qemu-img (scripts/install-nbd-clients.sh)"
+step "NBD clients for the serve --nbd tests: fio, nbdinfo, nbdfuse, qemu-img, fuse2fs (scripts/install-nbd-clients.sh)"
 bash scripts/install-nbd-clients.sh
 
 step "cargo fmt --all --check"
