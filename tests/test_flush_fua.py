@@ -13,9 +13,9 @@ from rich.console import Console
 import ssdtwin
 from conftest import SMALL
 from nbd_server import SMALL_DRIVE, Server
+from nbd_wire import CMD_DISC, CMD_FLUSH, CMD_WRITE, closed, connect, reply, request
 from ssdtwin.report.fio import to_fio_json
 from ssdtwin.report.text import print_summary
-from nbd_wire import CMD_DISC, CMD_FLUSH, CMD_WRITE, closed, connect, reply, request
 
 # Writes only, a Flush after every 16 writes.
 FLUSHED = {**SMALL, "workload.read_fraction": 0.0, "workload.io_count": 4_000, "workload.flush_every": 16}
