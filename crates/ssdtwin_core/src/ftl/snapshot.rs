@@ -99,3 +99,47 @@ fn read_u32s(reader: &mut impl Read, values: &mut [u32], what: &str) -> io::Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::mapping::NONE;
+    use super::super::tests::one_plane;
+    use super::super::types::Stream;
+    use super::*;
+
+    #[test]
+    fn a_snapshot_stores_map_entries_as_plain_little_endian_values_and_reads_them_back() {
+        let (mut ftl, geometry) = one_plane(4);
+        let (block, page) = ftl.allocate_page(0, Stream::User);
+        let physical = geometry.unit_address(block, page, 2);
+        ftl.place(5, physical, Stream::User);
+        let mut bytes = Vec::new();
+        ftl.write_state(&mut bytes).expect("written");
+        // The format (this file's docs): the forward map's length, then its entries, an unmapped
+        // unit as u32::MAX whatever the table stores in memory.
+        let entry = |index: usize| {
+            let at = 8 + 4 * index;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+        };
+        let logical_units = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        assert_eq!(logical_units, u64::from(ftl.logical_units()));
+        assert_eq!(entry(5), physical);
+        assert_eq!(entry(4), u32::MAX);
+        assert_eq!(entry(6), u32::MAX);
+        let reverse_at = 8 + 4 * logical_units as usize;
+        let reverse_entry = |index: usize| {
+            let at = reverse_at + 8 + 4 * index;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+        };
+        assert_eq!(reverse_entry(physical as usize), 5);
+        assert_eq!(reverse_entry(physical as usize + 1), u32::MAX);
+
+        let (mut loaded, _) = one_plane(4);
+        Ftl::read_state(&mut bytes.as_slice(), &mut loaded).expect("read back");
+        assert_eq!(loaded.mapping.physical(5), physical);
+        assert_eq!(loaded.mapping.logical(physical), 5);
+        assert_eq!(loaded.mapping.physical(4), NONE);
+        assert_eq!(loaded.mapping.logical(physical + 1), NONE);
+        assert_eq!(loaded.mapping.arrays(), ftl.mapping.arrays());
+    }
+}
