@@ -248,6 +248,19 @@ mod tests {
                     "{what}"
                 );
                 assert!(state(&streamed) == state(&per_unit), "{what}: the states differ");
+                #[cfg(feature = "verify")]
+                {
+                    let (a, b) = (&streamed.mapping.versions, &per_unit.mapping.versions);
+                    assert!(
+                        (0..streamed.logical_units()).all(|logical| a.latest(logical) == b.latest(logical)),
+                        "{what}: the write versions differ"
+                    );
+                    let physical_units = streamed.geometry.physical_units() as u32;
+                    assert!(
+                        (0..physical_units).all(|physical| a.slot(physical) == b.slot(physical)),
+                        "{what}: the slot versions differ"
+                    );
+                }
                 streamed
                     .check_invariants()
                     .unwrap_or_else(|error| panic!("{what}: {error}"));
