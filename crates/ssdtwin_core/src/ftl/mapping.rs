@@ -4,6 +4,12 @@
 //! Forward and reverse maps together cost 4 B per logical unit plus 4 B per physical unit (about
 //! 9.7 B per logical unit at 30% over-provisioning). A physical unit is valid exactly when its
 //! reverse entry holds a logical address, so no separate valid bitmap is kept.
+//!
+//! Entries are stored bit-inverted ([`encode`]): [`NONE`] is stored as 0, so a new table is the
+//! kernel's zeroed memory as it is, with nothing written. Its pages cost nothing until first
+//! written (a fill or a snapshot writes each page once, where filling the table with `NONE`
+//! first touched every page twice), and a drive that writes a part of its span holds only that
+//! part in memory. Decoding is one `not` per access.
 
 #[cfg(feature = "verify")]
 use super::types::Stream;
@@ -11,6 +17,13 @@ use crate::base::memory::LargeArray;
 
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
 pub const NONE: u32 = u32::MAX;
+
+/// The stored form of a forward or reverse entry (bit-inverted: [`NONE`] is stored as 0); its own
+/// inverse, so it also decodes.
+#[inline]
+pub const fn encode(value: u32) -> u32 {
+    !value
+}
 
 #[derive(Clone, Debug, Default)]
 pub struct Mapping {
@@ -22,17 +35,24 @@ pub struct Mapping {
 }
 
 impl Mapping {
-    /// The forward and reverse arrays (for snapshots).
+    /// The forward and reverse arrays as stored ([`encode`]d; for snapshots).
     pub fn arrays(&self) -> (&[u32], &[u32]) {
         (&self.forward, &self.reverse)
     }
 
-    /// The forward and reverse arrays, taken out (the mapping is left empty).
+    /// The forward and reverse arrays as stored ([`encode`]d), for a caller that lays out a fresh
+    /// table in bulk (the streamed fill, `fill.rs`).
+    pub(super) fn arrays_mut(&mut self) -> (&mut [u32], &mut [u32]) {
+        (&mut self.forward, &mut self.reverse)
+    }
+
+    /// The forward and reverse arrays as stored ([`encode`]d), taken out (the mapping is left
+    /// empty).
     pub fn take_arrays(&mut self) -> (LargeArray, LargeArray) {
         (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
     }
 
-    /// A mapping from its forward and reverse arrays (a snapshot's).
+    /// A mapping from its forward and reverse arrays as stored ([`encode`]d; a snapshot's).
     pub fn from_arrays(forward: LargeArray, reverse: LargeArray) -> Mapping {
         Mapping {
             #[cfg(feature = "verify")]
@@ -44,8 +64,9 @@ impl Mapping {
 
     pub fn new(logical_units: u64, physical_units: u64) -> Mapping {
         Mapping {
-            forward: LargeArray::filled(logical_units as usize, NONE),
-            reverse: LargeArray::filled(physical_units as usize, NONE),
+            // Zeroed memory, untouched: every entry `encode(NONE)`.
+            forward: LargeArray::filled(logical_units as usize, encode(NONE)),
+            reverse: LargeArray::filled(physical_units as usize, encode(NONE)),
             #[cfg(feature = "verify")]
             versions: Versions::new(logical_units, physical_units),
         }
@@ -54,33 +75,33 @@ impl Mapping {
     /// Physical unit holding `logical`, or [`NONE`].
     #[inline]
     pub fn physical(&self, logical: u32) -> u32 {
-        self.forward[logical as usize]
+        encode(self.forward[logical as usize])
     }
 
     /// Logical unit stored at `physical`, or [`NONE`] when the unit holds no valid data.
     #[inline]
     pub fn logical(&self, physical: u32) -> u32 {
-        self.reverse[physical as usize]
+        encode(self.reverse[physical as usize])
     }
 
     /// Points `logical` at `physical`; returns the physical unit it held before (now stale), or [`NONE`].
     #[inline]
     pub fn remap(&mut self, logical: u32, physical: u32) -> u32 {
-        let old = std::mem::replace(&mut self.forward[logical as usize], physical);
+        let old = encode(std::mem::replace(&mut self.forward[logical as usize], encode(physical)));
         if old != NONE {
-            self.reverse[old as usize] = NONE;
+            self.reverse[old as usize] = encode(NONE);
         }
-        self.reverse[physical as usize] = logical;
+        self.reverse[physical as usize] = encode(logical);
         old
     }
 
     /// Points the unmapped `logical` at the empty `physical` (laying out a table from scratch).
     #[inline]
     pub fn set(&mut self, logical: u32, physical: u32) {
-        debug_assert_eq!(self.forward[logical as usize], NONE);
-        debug_assert_eq!(self.reverse[physical as usize], NONE);
-        self.forward[logical as usize] = physical;
-        self.reverse[physical as usize] = logical;
+        debug_assert_eq!(self.physical(logical), NONE);
+        debug_assert_eq!(self.logical(physical), NONE);
+        self.forward[logical as usize] = encode(physical);
+        self.reverse[physical as usize] = encode(logical);
         #[cfg(feature = "verify")]
         self.versions.placed(logical, physical, NONE, Stream::User);
     }
@@ -88,9 +109,9 @@ impl Mapping {
     /// Unmaps `logical` (a host trim); returns the physical unit it held (now stale), or [`NONE`].
     #[inline]
     pub fn unmap(&mut self, logical: u32) -> u32 {
-        let old = std::mem::replace(&mut self.forward[logical as usize], NONE);
+        let old = encode(std::mem::replace(&mut self.forward[logical as usize], encode(NONE)));
         if old != NONE {
-            self.reverse[old as usize] = NONE;
+            self.reverse[old as usize] = encode(NONE);
         }
         #[cfg(feature = "verify")]
         self.versions.trimmed(logical);
@@ -101,9 +122,9 @@ impl Mapping {
     /// fixes the block's valid count), so a check can be shown to catch the loss.
     #[cfg(feature = "verify")]
     pub fn forget(&mut self, logical: u32) -> u32 {
-        let physical = std::mem::replace(&mut self.forward[logical as usize], NONE);
+        let physical = encode(std::mem::replace(&mut self.forward[logical as usize], encode(NONE)));
         if physical != NONE {
-            self.reverse[physical as usize] = NONE;
+            self.reverse[physical as usize] = encode(NONE);
         }
         physical
     }
@@ -141,10 +162,12 @@ impl Versions {
         }
     }
 
-    /// The versions of maps loaded from a snapshot: every mapped unit holds its first version.
+    /// The versions of maps loaded from a snapshot (arrays as stored, [`encode`]d): every mapped
+    /// unit holds its first version.
     pub fn of_maps(forward: &[u32], reverse: &[u32]) -> Versions {
         let mut versions = Versions::new(forward.len() as u64, reverse.len() as u64);
-        for (logical, &physical) in forward.iter().enumerate() {
+        for (logical, &stored) in forward.iter().enumerate() {
+            let physical = encode(stored);
             if physical != NONE {
                 versions.latest[logical] = 1;
                 versions.slot[physical as usize] = 1;

@@ -17,12 +17,14 @@
 //!
 //! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
 //! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
-//! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs`,
+//! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs` (and
+//! `fill.rs`, `steady.rs`),
 //! `trim.rs` and `invariants.rs`; the parameters are in `params.rs`.
 
 pub mod bast;
 pub mod block;
 pub mod blocks;
+mod fill;
 pub mod gc;
 mod invariants;
 pub mod mapping;

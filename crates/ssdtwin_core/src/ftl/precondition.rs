@@ -1,6 +1,7 @@
 //! Preconditioning (docs/models/ftl.md): brings the drive to the used state `workload.precondition`
 //! asks for without simulated time, by the same FTL calls the timed run makes with every program
-//! completed at once: the span written once in order, then random overwrites with GC as needed.
+//! completed at once: the span written once in order (streamed a round of programs at a time,
+//! `fill.rs`), then random overwrites with GC as needed.
 //! With `workload.steady_method = "statistical"` (the default) page mapping makes the overwrites
 //! on the block table alone (`steady.rs`).
 
@@ -71,11 +72,8 @@ impl Ftl {
         }
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::default();
-        for logical in 0..span_units {
-            writer.write(self, logical)?;
-            if logical % (1 << 20) == 0 && !progress(f64::from(logical) / total as f64) {
-                return Ok(false);
-            }
+        if self.fill(&mut writer, span_units, total, progress)?.is_none() {
+            return Ok(false);
         }
         // Random overwrites are bound by memory latency: draw a batch of addresses, touch their
         // mapping entries (independent loads the CPU overlaps), then write them in order.

@@ -1,12 +1,14 @@
 //! The FTL's state as bytes, for drive snapshots (`sim/snapshot.rs` adds the file's header): the
-//! mapping table's two arrays raw (little-endian `u32`, read straight into their vectors, so
-//! loading runs at the speed of the file system), then everything else — block table, free
+//! mapping table's two arrays raw (little-endian `u32` entries, [`NONE`](super::mapping::NONE) as
+//! `u32::MAX`; read a chunk at a time straight into the table's arrays and converted to their
+//! stored form while in cache, so loading runs at the speed of the file system), then everything
+//! else — block table, free
 //! lists, open blocks, GC policy state, the FTL's random stream, the scheme's own state — as JSON.
 //! Each part is preceded by its length, so a truncated file is detected, not misread.
 
 use std::io::{self, Read, Write};
 
-use super::mapping::Mapping;
+use super::mapping::{encode, Mapping};
 use super::Ftl;
 
 /// Longest JSON part accepted on reading [bytes]: the per-block state of the largest drives is a
@@ -27,8 +29,9 @@ impl Ftl {
     }
 
     /// Reads a state written by [`Self::write_state`] into `ftl`, the FTL the scenario builds:
-    /// the mapping arrays are read into its own (already allocated and touched, so loading costs
-    /// no page faults), whose sizes the file must match. On an error `ftl` is left unusable.
+    /// the mapping arrays are read into its own (allocated and not yet touched: each page is
+    /// written once, by the read), whose sizes the file must match. On an error `ftl` is left
+    /// unusable.
     pub fn read_state(reader: &mut impl Read, ftl: &mut Ftl) -> io::Result<()> {
         let (mut forward, mut reverse) = ftl.mapping.take_arrays();
         read_u32s(reader, &mut forward, "forward mapping")?;
@@ -62,14 +65,19 @@ fn read_u64(reader: &mut impl Read) -> io::Result<u64> {
     Ok(u64::from_le_bytes(bytes))
 }
 
-/// Writes `values` as little-endian bytes, in chunks (no copy of the whole array).
+/// Entries converted at a time when writing or reading a map (256 KiB: stays in cache).
+const CHUNK: usize = 1 << 16;
+
+/// Writes the stored (`encode`d) entries `values` as little-endian bytes of their values, in
+/// chunks (no copy of the whole array).
 fn write_u32s(writer: &mut impl Write, values: &[u32]) -> io::Result<()> {
-    if cfg!(target_endian = "little") {
-        return writer.write_all(bytemuck::cast_slice(values));
-    }
-    for chunk in values.chunks(1 << 16) {
-        let bytes: Vec<u8> = chunk.iter().flat_map(|value| value.to_le_bytes()).collect();
-        writer.write_all(&bytes)?;
+    let mut buffer = vec![0u32; CHUNK.min(values.len())];
+    for chunk in values.chunks(CHUNK) {
+        let converted = &mut buffer[..chunk.len()];
+        for (out, &stored) in converted.iter_mut().zip(chunk) {
+            *out = encode(stored).to_le();
+        }
+        writer.write_all(bytemuck::cast_slice(converted))?;
     }
     Ok(())
 }
@@ -83,11 +91,55 @@ fn read_u32s(reader: &mut impl Read, values: &mut [u32], what: &str) -> io::Resu
             values.len()
         )));
     }
-    reader.read_exact(bytemuck::cast_slice_mut(values))?;
-    if cfg!(target_endian = "big") {
-        for value in values.iter_mut() {
-            *value = u32::from_le(*value);
+    for chunk in values.chunks_mut(CHUNK) {
+        reader.read_exact(bytemuck::cast_slice_mut(chunk))?;
+        for value in chunk.iter_mut() {
+            *value = encode(u32::from_le(*value));
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::mapping::NONE;
+    use super::super::tests::one_plane;
+    use super::super::types::Stream;
+    use super::*;
+
+    #[test]
+    fn a_snapshot_stores_map_entries_as_plain_little_endian_values_and_reads_them_back() {
+        let (mut ftl, geometry) = one_plane(4);
+        let (block, page) = ftl.allocate_page(0, Stream::User);
+        let physical = geometry.unit_address(block, page, 2);
+        ftl.place(5, physical, Stream::User);
+        let mut bytes = Vec::new();
+        ftl.write_state(&mut bytes).expect("written");
+        // The format (this file's docs): the forward map's length, then its entries, an unmapped
+        // unit as u32::MAX whatever the table stores in memory.
+        let entry = |index: usize| {
+            let at = 8 + 4 * index;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+        };
+        let logical_units = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
+        assert_eq!(logical_units, u64::from(ftl.logical_units()));
+        assert_eq!(entry(5), physical);
+        assert_eq!(entry(4), u32::MAX);
+        assert_eq!(entry(6), u32::MAX);
+        let reverse_at = 8 + 4 * logical_units as usize;
+        let reverse_entry = |index: usize| {
+            let at = reverse_at + 8 + 4 * index;
+            u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+        };
+        assert_eq!(reverse_entry(physical as usize), 5);
+        assert_eq!(reverse_entry(physical as usize + 1), u32::MAX);
+
+        let (mut loaded, _) = one_plane(4);
+        Ftl::read_state(&mut bytes.as_slice(), &mut loaded).expect("read back");
+        assert_eq!(loaded.mapping.physical(5), physical);
+        assert_eq!(loaded.mapping.logical(physical), 5);
+        assert_eq!(loaded.mapping.physical(4), NONE);
+        assert_eq!(loaded.mapping.logical(physical + 1), NONE);
+        assert_eq!(loaded.mapping.arrays(), ftl.mapping.arrays());
+    }
 }

@@ -154,14 +154,6 @@ impl Ftl {
         Ok(true)
     }
 
-    /// Whether every program target spans as many planes (the striping order then gives each
-    /// target the same share of whole programs).
-    fn uniform_targets(&self) -> bool {
-        self.targets
-            .iter()
-            .all(|target| target.plane_count == self.targets[0].plane_count)
-    }
-
     /// `count` overwrites in `plane`: blocks drawn in proportion to their valid units, each losing
     /// one (draws overlap their loads: a few blocks are drawn, then invalidated).
     fn invalidate_drawn(&mut self, plane: u32, count: u32, rng: &mut Rng) {
