@@ -9,8 +9,21 @@ use crate::ftl::Stream;
 use crate::observe::{Context, Observer, StateChange};
 
 impl Controller {
-    /// A command crossed the host interface: its transactions join the host queue.
+    /// A command crossed the host interface: its transactions join the host queue or, with several
+    /// flows, it waits in its flow's submission queue for the arbiter.
     pub fn on_command_arrived<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
+        if let Some(arbiter) = self.arbiter.as_deref_mut() {
+            arbiter.push(self.commands[command].job as usize, command);
+            return self.admit(cx);
+        }
+        if self.accept_command(command, cx) {
+            self.admit(cx);
+        }
+    }
+
+    /// The controller takes `command`: a trim or flush is served at once, a read's or write's
+    /// transactions join the host queue (the caller admits them: returns true).
+    fn accept_command<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) -> bool {
         let Command {
             first_unit,
             units,
@@ -21,10 +34,12 @@ impl Controller {
         cx.die(StateChange::Command);
         self.host_idle = false;
         if trim {
-            return self.trim_command(command, cx);
+            self.trim_command(command, cx);
+            return false;
         }
         if self.commands[command].flush {
-            return self.flush_command(command, cx);
+            self.flush_command(command, cx);
+            return false;
         }
         if !is_read {
             cx.die(StateChange::DramAccess {
@@ -39,7 +54,7 @@ impl Controller {
             });
             self.host_queue.push_back(transaction);
         }
-        self.admit(cx);
+        true
     }
 
     /// A read served from controller DRAM finished.
@@ -49,8 +64,22 @@ impl Controller {
     }
 
     /// Moves transactions from the head of the host queue into the frame buffer and die queues
-    /// until the head cannot move (a Head-of-Line event) or the queue is empty.
+    /// until the head cannot move (a Head-of-Line event) or the queue is empty. With several
+    /// flows, an empty host queue is a fetch slot: the arbiter chooses the command taken next.
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
+        self.admit_host_queue(cx);
+        while self.host_queue.is_empty() {
+            match self.arbiter.as_deref_mut().and_then(|arbiter| arbiter.take()) {
+                Some(command) => {
+                    self.accept_command(command, cx);
+                    self.admit_host_queue(cx);
+                }
+                None => return,
+            }
+        }
+    }
+
+    fn admit_host_queue<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(&transaction) = self.host_queue.front() {
             if self.frame_used >= self.frame_buffer {
                 self.head_of_line_blocked(false);

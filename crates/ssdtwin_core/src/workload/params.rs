@@ -110,6 +110,10 @@ pub struct WorkloadConfig {
     pub fio: FioConfig,
     /// Industrial-IoT generator, used when `kind = "iiot"`.
     pub iiot: IiotConfig,
+    /// Several synthetic flows at once, each with its own submission queue, queue depth and
+    /// priority class (`[[workload.flows]]`, docs/guide/workloads.md, "Flows"); empty: the one
+    /// workload of the keys above. Only with `kind = "synthetic"` and `host.mode = "closed"`.
+    pub flows: Vec<super::flows::FlowConfig>,
 }
 
 impl Default for WorkloadConfig {
@@ -136,6 +140,7 @@ impl Default for WorkloadConfig {
             trace: TraceConfig::default(),
             fio: FioConfig::default(),
             iiot: IiotConfig::default(),
+            flows: Vec::new(),
         }
     }
 }

@@ -53,6 +53,9 @@ pub struct FioJob {
     /// A Flush after every this many writes (`fsync`, `fdatasync`: on a block device both flush
     /// the drive's volatile write cache); 0: never.
     pub fsync: u64,
+    /// The priority class of its submission queue, from `prioclass` and `prio`
+    /// (`priority_of`).
+    pub priority: crate::host::params::Priority,
 }
 
 /// A parsed job file.
@@ -61,4 +64,18 @@ pub struct FioFile {
     pub jobs: Vec<FioJob>,
     /// Unsupported options that were ignored (`ignore_unsupported = true`).
     pub warnings: Vec<String>,
+}
+
+/// The NVMe priority class of a job with fio's `prioclass` (1 real time, 2 best effort, 3 idle;
+/// `None`: not given, best effort) and `prio` (0 highest to 7; 4 when not given): real time is
+/// urgent, idle is low; best effort is high below level 4, medium at 4 and low above.
+pub fn priority_of(prioclass: Option<u64>, prio: u64) -> crate::host::params::Priority {
+    use crate::host::params::Priority;
+    match (prioclass, prio) {
+        (Some(1), _) => Priority::Urgent,
+        (Some(3), _) => Priority::Low,
+        (_, 0..=3) => Priority::High,
+        (_, 4) => Priority::Medium,
+        _ => Priority::Low,
+    }
 }
