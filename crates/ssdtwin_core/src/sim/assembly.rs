@@ -317,13 +317,17 @@ impl Simulation {
             .map_or(self.observers.metrics.last_completion, |drained| drained.end);
         let thermal = self.finish_thermal(end);
         let power = self.observers.power.finish(end);
-        Ok(self.report(
+        let mut report = self.report(
             started.elapsed() + self.prepared_wall,
             precondition_wall,
             power,
             thermal,
             drained,
-        ))
+        );
+        if self.scenario.report.flow_slowdown {
+            super::slowdown::add_slowdowns(&self.scenario, &mut report, progress)?;
+        }
+        Ok(report)
     }
 
     /// Brings the drive to the used state `workload.precondition` asks for, unless it is there

@@ -138,3 +138,84 @@ fn a_multi_flow_run_is_deterministic() {
     assert_eq!(simulated(&first), simulated(&second));
     assert_ne!(reads(&first)[0], 0);
 }
+
+/// Mean latency of all a job's commands [ns], from its fio-style directions.
+fn mean_ns(job: &ssdtwin_core::metrics::jobs::JobReport) -> f64 {
+    let directions = [&job.read, &job.write];
+    let count: u64 = directions.iter().map(|d| d.lat_ns.count).sum();
+    directions
+        .iter()
+        .map(|d| d.lat_ns.mean * d.lat_ns.count as f64)
+        .sum::<f64>()
+        / count as f64
+}
+
+#[test]
+fn slowdown_is_shared_over_alone_latency_and_fairness_min_over_max() {
+    // A light read flow beside a write-heavy flow at a higher depth: the reader waits behind
+    // programs it would not meet alone.
+    let flows = "workload.flows=[{name = \"reader\", queue_depth = 2, read_fraction = 1.0}, \
+                 {name = \"writer\", queue_depth = 16, read_fraction = 0.0}]";
+    let base = ["workload.io_count=3000", "workload.precondition=fill", flows];
+    let mut settings = base.to_vec();
+    settings.push("report.flow_slowdown=true");
+    let report = run(&scenario(&settings));
+    let jobs = &report.workload.jobs;
+    // The alone runs, done here by hand: each flow alone for as many commands as it completed.
+    let mut expected = Vec::new();
+    for (index, job) in jobs.iter().enumerate() {
+        let only = if index == 0 {
+            "workload.flows=[{name = \"reader\", queue_depth = 2, read_fraction = 1.0}]"
+        } else {
+            "workload.flows=[{name = \"writer\", queue_depth = 16, read_fraction = 0.0}]"
+        };
+        let count = format!("workload.io_count={}", job.read.total_ios + job.write.total_ios);
+        let alone = run(&scenario(&["workload.precondition=fill", only, &count]));
+        expected.push(mean_ns(job) / mean_ns(&alone.workload.jobs[0]));
+    }
+    let measured: Vec<f64> = jobs.iter().map(|job| job.slowdown.expect("a slowdown")).collect();
+    eprintln!(
+        "slowdowns reader {:.3} writer {:.3}, fairness {:.3}",
+        measured[0],
+        measured[1],
+        report.workload.fairness.unwrap()
+    );
+    for (measured, expected) in measured.iter().zip(&expected) {
+        assert!(relative_error(*measured, *expected) < 1e-12, "{measured} vs {expected}");
+    }
+    assert!(measured[0] > 1.5, "the reader is slowed by the writer: {}", measured[0]);
+    let fairness =
+        expected.iter().copied().fold(f64::INFINITY, f64::min) / expected.iter().copied().fold(0.0, f64::max);
+    assert!(relative_error(report.workload.fairness.unwrap(), fairness) < 1e-12);
+}
+
+#[test]
+fn flow_errors_name_their_keys() {
+    let load = |settings: &[&str]| {
+        let overrides: Vec<_> = settings
+            .iter()
+            .map(|s| ssdtwin_core::Override::parse(s).unwrap())
+            .collect();
+        let source = ssdtwin_core::ScenarioSource::Text {
+            toml: crate::BASE.to_string(),
+            base_dir: std::path::PathBuf::from("."),
+        };
+        ssdtwin_core::load(&source, &overrides).unwrap_err()
+    };
+    let error = load(&["workload.flows=[{}, {priority = \"high\"}]"]);
+    assert_eq!(error.key, "workload.flows[1].priority");
+    assert!(error.message.contains("weighted_round_robin"), "{error}");
+    let error = load(&["workload.flows=[{}, {priority = \"top\"}]"]);
+    assert!(error.key.starts_with("workload.flows"), "{error}");
+    assert!(error.message.contains("urgent"), "lists the classes: {error}");
+    let error = load(&["host.weight_low=0"]);
+    assert_eq!(error.key, "host.weight_low");
+    let error = load(&["host.arbitration_burst=3"]);
+    assert_eq!(error.key, "host.arbitration_burst");
+    let error = load(&["workload.flows=[{}, {read_fraction = 1.5}]"]);
+    assert_eq!(error.key, "workload.flows[1].read_fraction");
+    let error = load(&["workload.flows=[{}, {span = 0.0}]"]);
+    assert_eq!(error.key, "workload.flows[1].span");
+    let error = load(&["report.flow_slowdown=true"]);
+    assert_eq!(error.key, "report.flow_slowdown");
+}

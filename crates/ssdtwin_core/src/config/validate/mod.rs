@@ -22,6 +22,12 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     flows::arbitration(&scenario.host)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;
+    checks::check(
+        !scenario.report.flow_slowdown || scenario.workload.flows.len() >= 2,
+        "report.flow_slowdown",
+        true,
+        "true only with two or more workload.flows (each flow is run alone to compare)",
+    )?;
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
     dram::dram(scenario)?;
