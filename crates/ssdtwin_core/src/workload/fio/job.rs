@@ -79,3 +79,19 @@ pub fn priority_of(prioclass: Option<u64>, prio: u64) -> crate::host::params::Pr
         _ => Priority::Low,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::priority_of;
+    use crate::host::params::Priority;
+
+    #[test]
+    fn fio_priorities_map_real_time_to_urgent_idle_to_low_best_effort_by_level() {
+        assert_eq!(priority_of(Some(1), 7), Priority::Urgent);
+        assert_eq!(priority_of(Some(3), 0), Priority::Low);
+        assert_eq!(priority_of(None, 4), Priority::Medium, "fio's defaults");
+        assert_eq!(priority_of(Some(2), 0), Priority::High);
+        assert_eq!(priority_of(Some(2), 3), Priority::High);
+        assert_eq!(priority_of(None, 5), Priority::Low);
+    }
+}
