@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import ssdtwin
+import ssdtwin.html
 from conftest import cli
 
 SMALL = "[flash]\nblocks_per_plane = 16\n"
@@ -140,3 +141,17 @@ def test_flow_errors_name_the_key(tmp_path: Path, flows: str, extra: dict, key: 
         ssdtwin.resolve(path, **extra)
     assert caught.value.key == key, caught.value
     assert words in caught.value.message, caught.value
+
+
+def test_slowdown_and_fairness_reach_the_report_and_the_html_page(tmp_path: Path):
+    path = tmp_path / "flows.toml"
+    path.write_text(FLOWS_SCENARIO + "\n[report]\nflow_slowdown = true\n")
+    report = ssdtwin.run(str(path))
+    hot, cold = report.workload["jobs"]
+    slowdowns = [hot["slowdown"], cold["slowdown"]]
+    assert all(value > 0 for value in slowdowns)
+    assert report.workload["fairness"] == pytest.approx(min(slowdowns) / max(slowdowns), rel=1e-12)
+    page = ssdtwin.html.run_page(report.to_dict())
+    assert "Jobs (flows)" in page
+    assert "<td class='text'>high</td>" in page
+    assert "Fairness (min slowdown / max slowdown" in page
