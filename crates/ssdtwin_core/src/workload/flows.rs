@@ -1,53 +1,10 @@
 //! Flows (`[[workload.flows]]`): several synthetic workloads at once, each with its own submission
 //! queue, queue depth and priority class (docs/guide/workloads.md, "Flows"). A flow gives the
 //! synthetic keys it changes; the others are those of `[workload]`. The run ends as `[workload]`
-//! says (`io_count` counts the commands of every flow, `duration` the run's time).
+//! says (`io_count` counts the commands of every flow, `duration` the run's time). The keys are
+//! declared in `params.rs` (`FlowConfig`).
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
-
-use super::params::{Distribution, Pattern, WorkloadConfig};
-use crate::base::units::ByteSize;
-use crate::host::params::Priority;
-
-/// One flow: a synthetic workload with its own submission queue. Keys left out are those of
-/// `[workload]`.
-#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
-#[serde(deny_unknown_fields, default)]
-pub struct FlowConfig {
-    /// Name in the report (default `flow0`, `flow1`, ... by position).
-    pub name: Option<String>,
-    /// Commands the flow keeps in flight: in its submission queue and in the drive
-    /// [commands]. Default `host.queue_depth`.
-    pub queue_depth: Option<u32>,
-    /// Priority class of its submission queue: `urgent`, `high`, `medium` or `low` (used by
-    /// `host.arbitration = "weighted_round_robin"`; only `medium` under round robin). Default
-    /// `medium`.
-    pub priority: Priority,
-    /// As `workload.read_fraction` [fraction].
-    pub read_fraction: Option<f64>,
-    /// As `workload.trim_fraction` [fraction].
-    pub trim_fraction: Option<f64>,
-    /// As `workload.flush_every` [commands].
-    pub flush_every: Option<u32>,
-    /// As `workload.fua_fraction` [fraction].
-    pub fua_fraction: Option<f64>,
-    /// As `workload.block_size` [size].
-    pub block_size: Option<ByteSize>,
-    /// As `workload.bssplit`.
-    pub bssplit: Option<Vec<(ByteSize, f64)>>,
-    /// As `workload.pattern`.
-    pub pattern: Option<Pattern>,
-    /// As `workload.sequential_fraction` [fraction].
-    pub sequential_fraction: Option<f64>,
-    /// As `workload.distribution`.
-    pub distribution: Option<Distribution>,
-    /// As `workload.zipf_theta`.
-    pub zipf_theta: Option<f64>,
-    /// As `workload.span`: the flow addresses this fraction of the logical space from offset 0
-    /// [fraction].
-    pub span: Option<f64>,
-}
+use super::params::{FlowConfig, WorkloadConfig};
 
 /// The keys a flow may set, as they are named under `[workload]`.
 const FLOW_WORKLOAD_KEYS: [&str; 11] = [
