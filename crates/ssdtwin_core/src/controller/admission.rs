@@ -12,13 +12,24 @@ impl Controller {
     /// A command crossed the host interface: its transactions join the host queue or, with several
     /// flows, it waits in its flow's submission queue for the arbiter.
     pub fn on_command_arrived<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
-        if let Some(arbiter) = self.arbiter.as_deref_mut() {
-            arbiter.push(self.commands[command].job as usize, command);
-            return self.admit(cx);
+        if self.arbiter.is_some() {
+            return self.queue_command(command, cx);
         }
         if self.accept_command(command, cx) {
             self.admit(cx);
         }
+    }
+
+    /// Several flows: `command` joins its flow's submission queue; the controller takes what the
+    /// arbiter gives while its host queue is empty.
+    #[cold]
+    #[inline(never)]
+    fn queue_command<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
+        let flow = self.commands[command].job as usize;
+        if let Some(arbiter) = self.arbiter.as_deref_mut() {
+            arbiter.push(flow, command);
+        }
+        self.admit(cx);
     }
 
     /// The controller takes `command`: a trim or flush is served at once, a read's or write's
@@ -68,6 +79,15 @@ impl Controller {
     /// flows, an empty host queue is a fetch slot: the arbiter chooses the command taken next.
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
         self.admit_host_queue(cx);
+        if self.arbiter.is_some() && self.host_queue.is_empty() {
+            self.fetch(cx);
+        }
+    }
+
+    /// Fetch slots: while the host queue is empty, the command the arbiter chooses enters it.
+    #[cold]
+    #[inline(never)]
+    fn fetch<O: Observer>(&mut self, cx: &mut Context<O>) {
         while self.host_queue.is_empty() {
             match self.arbiter.as_deref_mut().and_then(|arbiter| arbiter.take()) {
                 Some(command) => {
@@ -79,6 +99,7 @@ impl Controller {
         }
     }
 
+    #[inline]
     fn admit_host_queue<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(&transaction) = self.host_queue.front() {
             if self.frame_used >= self.frame_buffer {

@@ -203,10 +203,8 @@ mod tests {
     fn backlogged_takes(arbiter: &mut Arbiter, slots: usize) -> Vec<usize> {
         let flows = arbiter.queues.len();
         let mut order = Vec::new();
-        let mut next = 0u32;
         for flow in 0..flows {
-            arbiter.push(flow, next);
-            next += 1;
+            arbiter.push(flow, flow as u32);
         }
         for _ in 0..slots {
             let command = arbiter.take().expect("backlogged");
