@@ -53,7 +53,7 @@ pub struct JobReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<&'static str>,
     /// With `report.flow_slowdown`: its mean latency in this run over its mean latency run alone
-    /// on the same drive (MQSim's slowdown; docs/guide/report.md, "Flows").
+    /// on the same drive (MQSim's slowdown; docs/guide/workloads.md, "Flows").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slowdown: Option<f64>,
     /// From the start of the measured run (time 0, or the end of `workload.warmup`) to the job's

@@ -1,4 +1,4 @@
-//! Slowdown and fairness of flows (`report.flow_slowdown`; docs/guide/report.md, "Flows"), as
+//! Slowdown and fairness of flows (`report.flow_slowdown`; docs/guide/workloads.md, "Flows"), as
 //! MQSim defines them (Tavakkol et al., FAST 2018, section 2): the slowdown of a flow is its mean
 //! response time when the flows share the drive over its mean response time when it runs alone,
 //! S_i = RT_shared / RT_alone; the fairness of the run is F = min_i S_i / max_i S_i (1: every flow
