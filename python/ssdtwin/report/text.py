@@ -13,6 +13,7 @@ from rich.table import Table
 
 from ssdtwin._util import capacity
 from ssdtwin.report.fields import format_value, lookup
+from ssdtwin.report.flows import print_flows
 from ssdtwin.report.steady import steady_line, variability_line, warmup_line
 
 if TYPE_CHECKING:
@@ -86,6 +87,7 @@ def print_summary(report: Report, console: Console) -> None:
         row = [format_value(lookup(data, f"latency_us.{kind}.{field}"), spec) for _, field, spec in columns]
         latency.add_row(kind, *row)
     console.print(latency)
+    print_flows(data, console)
 
     power = Table(title="Power (W)", title_justify="left", box=box.SIMPLE)
     power.add_column("")

@@ -9,8 +9,32 @@ use crate::ftl::Stream;
 use crate::observe::{Context, Observer, StateChange};
 
 impl Controller {
-    /// A command crossed the host interface: its transactions join the host queue.
+    /// A command crossed the host interface: its transactions join the host queue or, with several
+    /// flows, it waits in its flow's submission queue for the arbiter.
     pub fn on_command_arrived<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
+        if self.arbiter.is_some() {
+            return self.queue_command(command, cx);
+        }
+        if self.accept_command(command, cx) {
+            self.admit(cx);
+        }
+    }
+
+    /// Several flows: `command` joins its flow's submission queue; the controller takes what the
+    /// arbiter gives while its host queue is empty.
+    #[cold]
+    #[inline(never)]
+    fn queue_command<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) {
+        let flow = self.commands[command].job as usize;
+        if let Some(arbiter) = self.arbiter.as_deref_mut() {
+            arbiter.push(flow, command);
+        }
+        self.admit(cx);
+    }
+
+    /// The controller takes `command`: a trim or flush is served at once, a read's or write's
+    /// transactions join the host queue (the caller admits them: returns true).
+    fn accept_command<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) -> bool {
         let Command {
             first_unit,
             units,
@@ -22,11 +46,12 @@ impl Controller {
         cx.die(StateChange::Command);
         self.host_idle = false;
         if trim | flush {
-            return if trim {
-                self.trim_command(command, cx)
+            if trim {
+                self.trim_command(command, cx);
             } else {
-                self.flush_command(command, cx)
-            };
+                self.flush_command(command, cx);
+            }
+            return false;
         }
         if !is_read {
             cx.die(StateChange::DramAccess {
@@ -41,7 +66,7 @@ impl Controller {
             });
             self.host_queue.push_back(transaction);
         }
-        self.admit(cx);
+        true
     }
 
     /// A read served from controller DRAM finished.
@@ -51,8 +76,32 @@ impl Controller {
     }
 
     /// Moves transactions from the head of the host queue into the frame buffer and die queues
-    /// until the head cannot move (a Head-of-Line event) or the queue is empty.
+    /// until the head cannot move (a Head-of-Line event) or the queue is empty. With several
+    /// flows, an empty host queue is a fetch slot: the arbiter chooses the command taken next.
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
+        self.admit_host_queue(cx);
+        if self.arbiter.is_some() && self.host_queue.is_empty() {
+            self.fetch(cx);
+        }
+    }
+
+    /// Fetch slots: while the host queue is empty, the command the arbiter chooses enters it.
+    #[cold]
+    #[inline(never)]
+    fn fetch<O: Observer>(&mut self, cx: &mut Context<O>) {
+        while self.host_queue.is_empty() {
+            match self.arbiter.as_deref_mut().and_then(|arbiter| arbiter.take()) {
+                Some(command) => {
+                    self.accept_command(command, cx);
+                    self.admit_host_queue(cx);
+                }
+                None => return,
+            }
+        }
+    }
+
+    #[inline]
+    fn admit_host_queue<O: Observer>(&mut self, cx: &mut Context<O>) {
         while let Some(&transaction) = self.host_queue.front() {
             if self.frame_used >= self.frame_buffer {
                 self.head_of_line_blocked(false);

@@ -17,6 +17,7 @@
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
+pub mod arbitration;
 mod array;
 pub mod buffer;
 mod bus;
@@ -112,6 +113,9 @@ pub struct Controller {
     draining: bool,
     /// Flushes and FUA writes waiting for programs (`durability.rs`).
     pub durability: waits::Durability,
+    /// Several flows: their submission queues and the arbitration among them (`admission.rs`);
+    /// `None` with one flow, whose commands enter the host queue as they arrive.
+    pub arbiter: Option<Box<arbitration::Arbiter>>,
 }
 
 impl Controller {
@@ -181,6 +185,7 @@ impl Controller {
             wear_relocations: 0,
             draining: false,
             durability: waits::Durability::default(),
+            arbiter: None,
             geometry,
             timing,
             ftl,

@@ -67,6 +67,8 @@ pub fn units_of(offset: u64, length: u64, unit_bytes: u64, trim: bool) -> (u64, 
 pub struct Job {
     pub name: String,
     pub queue_depth: u32,
+    /// The priority class of its submission queue (arbitration among several jobs).
+    pub priority: crate::host::params::Priority,
 }
 
 #[cfg(test)]

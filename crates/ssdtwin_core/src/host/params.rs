@@ -9,6 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::base::time::Duration;
+pub use crate::controller::arbitration::{Arbitration, Priority};
 
 /// How the host issues commands.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -41,6 +42,24 @@ pub struct HostConfig {
     /// Fixed cost per command in the host interface and controller firmware (doorbell, fetch,
     /// parsing, completion) [duration].
     pub command_overhead: Duration,
+    /// How the controller chooses among several flows' submission queues (`workload.flows`, the
+    /// jobs of an fio job file): `round_robin` or `weighted_round_robin` (NVMe 2.0, section
+    /// 3.4.4). No effect with one flow. Default `round_robin`, the arbitration every NVMe
+    /// controller supports.
+    pub arbitration: Arbitration,
+    /// Commands the controller takes from one submission queue before it moves to the next (the
+    /// Arbitration Burst of Set Features, Arbitration: a power of two from 1 to 128; 0 = no
+    /// limit, the specification's 111b) [commands]. Default 1.
+    pub arbitration_burst: u32,
+    /// Weighted round robin: commands of the high class per round (the High Priority Weight,
+    /// 1 to 256) [commands]. Default 4 (chosen: the specification leaves it to the host).
+    pub weight_high: u32,
+    /// Weighted round robin: commands of the medium class per round (Medium Priority Weight, 1 to
+    /// 256) [commands]. Default 2 (chosen).
+    pub weight_medium: u32,
+    /// Weighted round robin: commands of the low class per round (Low Priority Weight, 1 to 256)
+    /// [commands]. Default 1 (chosen).
+    pub weight_low: u32,
 }
 
 impl Default for HostConfig {
@@ -53,6 +72,11 @@ impl Default for HostConfig {
             mode: HostMode::Closed,
             arrival_rate: 100_000.0,
             command_overhead: Duration::from_micros(2),
+            arbitration: Arbitration::RoundRobin,
+            arbitration_burst: 1,
+            weight_high: 4,
+            weight_medium: 2,
+            weight_low: 1,
         }
     }
 }

@@ -48,6 +48,14 @@ pub struct JobReport {
     pub name: String,
     /// Commands the job kept in flight (closed loop) [commands].
     pub queue_depth: u32,
+    /// The priority class of its submission queue, when several flows share the drive
+    /// (`urgent`, `high`, `medium` or `low`; docs/models/host.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<&'static str>,
+    /// With `report.flow_slowdown`: its mean latency in this run over its mean latency run alone
+    /// on the same drive (MQSim's slowdown; docs/guide/workloads.md, "Flows").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slowdown: Option<f64>,
     /// From the start of the measured run (time 0, or the end of `workload.warmup`) to the job's
     /// last completion [ms].
     pub runtime_ms: u64,
@@ -111,6 +119,8 @@ impl IoKind {
 pub struct JobMetrics {
     name: String,
     queue_depth: u32,
+    /// The class of its submission queue, when several flows are arbitrated.
+    pub priority: Option<&'static str>,
     read: Direction,
     write: Direction,
     trim: Direction,
@@ -126,6 +136,7 @@ impl JobMetrics {
         JobMetrics {
             name: name.to_string(),
             queue_depth,
+            priority: None,
             read: Direction::default(),
             write: Direction::default(),
             trim: Direction::default(),
@@ -189,6 +200,8 @@ impl JobMetrics {
         JobReport {
             name: self.name.clone(),
             queue_depth: self.queue_depth,
+            priority: self.priority,
+            slowdown: None,
             runtime_ms,
             read: direction(&self.read),
             write: direction(&self.write),

@@ -24,6 +24,11 @@ pub struct ReportConfig {
     /// `false`: the run ends at the last host completion and that work is cut off. Default true
     /// [scenario choice; issue 28].
     pub drain: bool,
+    /// With several `workload.flows`: also run each flow alone on the same preconditioned drive
+    /// and report each flow's slowdown (mean latency shared / alone) and the run's fairness (min
+    /// slowdown / max slowdown), as MQSim (Tavakkol et al., FAST 2018). Costs one run per flow.
+    /// Default false.
+    pub flow_slowdown: bool,
 }
 
 impl Default for ReportConfig {
@@ -31,6 +36,7 @@ impl Default for ReportConfig {
         ReportConfig {
             steady_window: Duration::ZERO,
             drain: true,
+            flow_slowdown: false,
         }
     }
 }

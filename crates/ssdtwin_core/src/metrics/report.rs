@@ -151,4 +151,8 @@ pub struct WorkloadReport {
     pub trace_timestamps: Option<TraceTimestampsReport>,
     /// One entry per job (fio job, IIoT ingest and query, or the single synthetic/trace stream).
     pub jobs: Vec<JobReport>,
+    /// With `report.flow_slowdown` and several flows: min slowdown / max slowdown of the flows
+    /// (MQSim's fairness; docs/guide/workloads.md, "Flows").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
 }

@@ -12,6 +12,7 @@ use crate::base::time::{Duration, Time};
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::Ftl;
+use crate::host::params::{Arbitration, Priority};
 use crate::host::Host;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::run::RunMetrics;
@@ -162,7 +163,8 @@ impl Simulation {
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
-        let span_units = span_units(scenario, ftl.logical_units(), geometry.unit_bytes)?;
+        let logical_units = ftl.logical_units();
+        let span_units = span_units(scenario, logical_units, geometry.unit_bytes)?;
         let (plp, dram) = super::plp_model::dram_models(scenario, &geometry, &timing, ftl.logical_units());
         let mut controller = Controller::new(
             &scenario.controller,
@@ -188,21 +190,47 @@ impl Simulation {
             geometry.units_per_block(),
         ));
 
-        let workload = if live {
+        let mut workload = if live {
             Source::External
         } else {
-            Source::new(&scenario.workload, scenario.seed, geometry.unit_bytes, span_units)?
+            Source::new(
+                &scenario.workload,
+                scenario.seed,
+                geometry.unit_bytes,
+                span_units,
+                logical_units,
+            )?
         };
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);
+        if let Source::Fio(fio) = &mut workload {
+            let classed = jobs.iter().filter(|job| job.priority != Priority::Medium).count();
+            if classed > 0 && scenario.host.arbitration == Arbitration::RoundRobin && jobs.len() > 1 {
+                fio.warnings.push(format!(
+                    "{}: the prio/prioclass of {classed} job(s) has no effect under host.arbitration = \"round_robin\" (every queue is equal); set host.arbitration = \"weighted_round_robin\"",
+                    scenario.workload.fio.job
+                ));
+            }
+        }
         let mut host = match workload {
             // Traces and job files end where their files say; a live session when its caller ends it.
             Source::Trace(_) | Source::Fio(_) | Source::External => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
             _ => Host::new(&scenario.host, scenario.workload.io_count, scenario.workload.duration),
         };
-        if let Source::Fio(_) = workload {
+        if let Source::Fio(_) | Source::Flows(_) = workload {
             host.queue_depth = jobs.iter().map(|job| job.queue_depth).sum();
         }
         host.set_jobs(&jobs);
+        if jobs.len() > 1 && matches!(workload, Source::Fio(_) | Source::Flows(_)) {
+            // Several flows: a submission queue each, the arbiter chooses (host/arbitration.rs).
+            let classes: Vec<_> = jobs.iter().map(|job| job.priority).collect();
+            let host = &scenario.host;
+            controller.arbiter = Some(Box::new(crate::controller::arbitration::Arbiter::new(
+                host.arbitration,
+                host.arbitration_burst,
+                [host.weight_high, host.weight_medium, host.weight_low],
+                &classes,
+            )));
+        }
         host.timed = workload.pacing(&scenario.workload) == Pacing::Timed;
         if live {
             host.live = Some(Vec::new());
@@ -216,9 +244,14 @@ impl Simulation {
         );
         let thermal = thermal_model(scenario, &geometry, &controller, &host, &mut power)?;
         controller.reliability = reliability_model(scenario, &geometry);
+        let arbitrated = controller.arbiter.is_some();
         let metrics = RunMetrics::new(
             jobs.iter()
-                .map(|job| JobMetrics::new(&job.name, job.queue_depth))
+                .map(|job| {
+                    let mut metrics = JobMetrics::new(&job.name, job.queue_depth);
+                    metrics.priority = arbitrated.then(|| job.priority.name());
+                    metrics
+                })
                 .collect(),
             scenario.report.steady_window,
             !live && !scenario.workload.warmup.is_off(),
@@ -284,13 +317,17 @@ impl Simulation {
             .map_or(self.observers.metrics.last_completion, |drained| drained.end);
         let thermal = self.finish_thermal(end);
         let power = self.observers.power.finish(end);
-        Ok(self.report(
+        let mut report = self.report(
             started.elapsed() + self.prepared_wall,
             precondition_wall,
             power,
             thermal,
             drained,
-        ))
+        );
+        if self.scenario.report.flow_slowdown {
+            super::slowdown::add_slowdowns(&self.scenario, &mut report, progress)?;
+        }
+        Ok(report)
     }
 
     /// Brings the drive to the used state `workload.precondition` asks for, unless it is there

@@ -219,6 +219,7 @@ impl Simulation {
                     largest_gap_line: stats.largest_gap_line,
                 }),
                 jobs: metrics.jobs.iter().map(JobMetrics::report).collect(),
+                fairness: None,
             },
             thermal,
             throttle,

@@ -19,6 +19,7 @@ mod plp;
 pub mod plp_model;
 pub mod report;
 pub mod scenario;
+mod slowdown;
 mod snapshot;
 mod thermal;
 mod warmup;

@@ -5,6 +5,7 @@
 //! number of commands in flight and asks for its next command when one completes; synthetic
 //! workloads, fio jobs, traces replayed `as_fast_as_possible`).
 pub mod fio;
+pub mod flows;
 pub mod iiot;
 pub mod params;
 pub mod synthetic;
@@ -15,6 +16,7 @@ use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
 use crate::base::time::Time;
 use crate::host::command::{CommandSpec, Job};
+use crate::host::params::Priority;
 use params::{Replay, WorkloadConfig, WorkloadKind};
 
 /// How the host paces a source.
@@ -30,6 +32,8 @@ pub enum Pacing {
 #[derive(Debug)]
 pub enum Source {
     Synthetic(synthetic::Synthetic),
+    /// Several synthetic flows (`workload.flows`), one job each.
+    Flows(Vec<synthetic::Synthetic>),
     Trace(trace::TraceSource),
     Fio(fio::FioWorkload),
     Iiot(iiot::Iiot),
@@ -40,10 +44,19 @@ pub enum Source {
 
 impl Source {
     /// Builds the source of `config` with the scenario's `seed`. `span_units` is the addressed
-    /// logical space.
-    pub fn new(config: &WorkloadConfig, seed: u64, unit_bytes: u64, span_units: u32) -> Result<Source, ConfigError> {
+    /// logical space, `logical_units` the drive's (flows have spans of their own).
+    pub fn new(
+        config: &WorkloadConfig,
+        seed: u64,
+        unit_bytes: u64,
+        span_units: u32,
+        logical_units: u32,
+    ) -> Result<Source, ConfigError> {
         let rng = Rng::stream(seed, "workload");
         Ok(match config.kind {
+            WorkloadKind::Synthetic if !config.flows.is_empty() => {
+                Source::Flows(flows::sources(config, seed, unit_bytes, logical_units)?)
+            }
             WorkloadKind::Synthetic => {
                 Source::Synthetic(synthetic::Synthetic::new(config, unit_bytes, span_units, rng))
             }
@@ -83,15 +96,27 @@ impl Source {
         let one = |name: &str| Job {
             name: name.to_string(),
             queue_depth: host_queue_depth,
+            priority: Priority::Medium,
         };
         match self {
             Source::Synthetic(_) => vec![one("synthetic")],
+            Source::Flows(_) => config
+                .flows
+                .iter()
+                .enumerate()
+                .map(|(index, flow)| Job {
+                    name: flow.name(index),
+                    queue_depth: flow.queue_depth.unwrap_or(host_queue_depth),
+                    priority: flow.priority,
+                })
+                .collect(),
             Source::Trace(_) => vec![one("trace")],
             Source::Fio(workload) => workload
                 .jobs()
                 .map(|job| Job {
                     name: job.name.clone(),
                     queue_depth: job.iodepth,
+                    priority: job.priority,
                 })
                 .collect(),
             Source::Iiot(_) if config.iiot.replay == Replay::Timed => vec![one("ingest"), one("query")],
@@ -105,6 +130,7 @@ impl Source {
     pub fn next(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         Ok(match self {
             Source::Synthetic(synthetic) => Some((synthetic.next_command(), 0, None)),
+            Source::Flows(flows) => Some((flows[job as usize].next_command(), job, None)),
             Source::Trace(trace) => trace
                 .next_request()?
                 .map(|(arrival, command)| (command, 0, Some(arrival))),

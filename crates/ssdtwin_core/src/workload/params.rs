@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::base::time::Duration;
 use crate::base::units::ByteSize;
 use crate::ftl::params::{Precondition, SteadyMethod};
+use crate::host::params::Priority;
 pub use crate::workload::warmup::Warmup;
 
 /// Source of host commands.
@@ -110,6 +111,10 @@ pub struct WorkloadConfig {
     pub fio: FioConfig,
     /// Industrial-IoT generator, used when `kind = "iiot"`.
     pub iiot: IiotConfig,
+    /// Several synthetic flows at once, each with its own submission queue, queue depth and
+    /// priority class (`[[workload.flows]]`, docs/guide/workloads.md, "Flows"); empty: the one
+    /// workload of the keys above. Only with `kind = "synthetic"` and `host.mode = "closed"`.
+    pub flows: Vec<FlowConfig>,
 }
 
 impl Default for WorkloadConfig {
@@ -136,8 +141,48 @@ impl Default for WorkloadConfig {
             trace: TraceConfig::default(),
             fio: FioConfig::default(),
             iiot: IiotConfig::default(),
+            flows: Vec::new(),
         }
     }
+}
+
+/// One flow: a synthetic workload with its own submission queue. Keys left out are those of
+/// `[workload]`.
+#[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct FlowConfig {
+    /// Name in the report (default `flow0`, `flow1`, ... by position).
+    pub name: Option<String>,
+    /// Commands the flow keeps in flight: in its submission queue and in the drive
+    /// [commands]. Default `host.queue_depth`.
+    pub queue_depth: Option<u32>,
+    /// Priority class of its submission queue: `urgent`, `high`, `medium` or `low` (used by
+    /// `host.arbitration = "weighted_round_robin"`; only `medium` under round robin). Default
+    /// `medium`.
+    pub priority: Priority,
+    /// As `workload.read_fraction` [fraction].
+    pub read_fraction: Option<f64>,
+    /// As `workload.trim_fraction` [fraction].
+    pub trim_fraction: Option<f64>,
+    /// As `workload.flush_every` [commands].
+    pub flush_every: Option<u32>,
+    /// As `workload.fua_fraction` [fraction].
+    pub fua_fraction: Option<f64>,
+    /// As `workload.block_size` [size].
+    pub block_size: Option<ByteSize>,
+    /// As `workload.bssplit`.
+    pub bssplit: Option<Vec<(ByteSize, f64)>>,
+    /// As `workload.pattern`.
+    pub pattern: Option<Pattern>,
+    /// As `workload.sequential_fraction` [fraction].
+    pub sequential_fraction: Option<f64>,
+    /// As `workload.distribution`.
+    pub distribution: Option<Distribution>,
+    /// As `workload.zipf_theta`.
+    pub zipf_theta: Option<f64>,
+    /// As `workload.span`: the flow addresses this fraction of the logical space from offset 0
+    /// [fraction].
+    pub span: Option<f64>,
 }
 
 /// Block-trace file formats (one reader each in `workload/trace/`).

@@ -18,6 +18,7 @@ mod determinism;
 mod drain;
 mod dram;
 mod durability;
+mod flows;
 mod ftl_invariants;
 mod ftl_properties;
 mod gc_pacing;
@@ -53,7 +54,7 @@ use ssdtwin_core::{load, Override, Report, Scenario, ScenarioSource};
 /// types, so full blocks hold each type equally often), 4 KiB random reads of a filled drive at
 /// queue depth 1. Every key a test relies on is spelt out, so a change of preset or default does
 /// not silently change what a test measures.
-const BASE: &str = r#"
+pub const BASE: &str = r#"
 seed = 1
 drive = "enterprise_tlc"
 

@@ -209,21 +209,33 @@ def workload(report: Mapping[str, Any]) -> str:
                 if not isinstance(result, Mapping) or not result.get("total_ios"):
                     continue
                 latency = result.get("lat_ns") or {}
+                percentiles = latency.get("percentile") or {}
                 rows.append(
                     [
                         f"<td>{escape(str(job.get('name', '?')))}</td>",
                         f"<td class='text'>{op}</td>",
+                        f"<td class='text'>{escape(str(job.get('priority') or '-'))}</td>",
                         cell(job.get("queue_depth")),
                         cell(result.get("total_ios")),
                         cell(result.get("iops"), "{:,.0f}"),
                         cell(_kib_to_mib(result.get("bw")), "{:,.1f}"),
                         cell(_ns_to_us(latency.get("mean")), "{:,.1f}"),
+                        cell(_ns_to_us(percentiles.get("99.000000")), "{:,.1f}"),
+                        cell(_ns_to_us(percentiles.get("99.990000")), "{:,.1f}"),
                         cell(_ns_to_us(latency.get("max")), "{:,.1f}"),
+                        cell(job.get("slowdown"), "{:.3g}"),
                         cell(job.get("runtime_ms")),
                     ]
                 )
-        header = ["job", "op", "QD", "I/Os", "IOPS", "MiB/s", "mean [µs]", "max [µs]", "runtime [ms]"]
-        parts.append(f"<h3>Jobs</h3>{table(header, rows)}")
+        header = ["job", "op", "class", "QD", "I/Os", "IOPS", "MiB/s", "mean [µs]", "p99 [µs]", "p99.99 [µs]"]
+        header += ["max [µs]", "slowdown", "runtime [ms]"]
+        parts.append(f"<h3>Jobs (flows)</h3>{table(header, rows)}")
+        fairness = workload.get("fairness")
+        if isinstance(fairness, (int, float)):
+            parts.append(
+                f"<p>Fairness (min slowdown / max slowdown of the flows, MQSim's; 1 = fair): "
+                f"{fmt(fairness, '{:.3g}')}</p>"
+            )
     return "".join(parts)
 
 

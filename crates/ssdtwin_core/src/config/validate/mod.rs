@@ -5,6 +5,7 @@
 mod checks;
 mod dram;
 mod drive;
+mod flows;
 mod power;
 #[cfg(test)]
 mod tests;
@@ -18,7 +19,15 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::host_and_controller(&scenario.host, &scenario.controller)?;
     drive::flash(&scenario.flash)?;
     drive::ftl(&scenario.ftl, &scenario.flash)?;
+    flows::arbitration(&scenario.host)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
+    flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;
+    checks::check(
+        !scenario.report.flow_slowdown || scenario.workload.flows.len() >= 2,
+        "report.flow_slowdown",
+        true,
+        "true only with two or more workload.flows (each flow is run alone to compare)",
+    )?;
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
     dram::dram(scenario)?;

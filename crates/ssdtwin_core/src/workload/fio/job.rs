@@ -53,6 +53,9 @@ pub struct FioJob {
     /// A Flush after every this many writes (`fsync`, `fdatasync`: on a block device both flush
     /// the drive's volatile write cache); 0: never.
     pub fsync: u64,
+    /// The priority class of its submission queue, from `prioclass` and `prio`
+    /// (`priority_of`).
+    pub priority: crate::host::params::Priority,
 }
 
 /// A parsed job file.
@@ -61,4 +64,34 @@ pub struct FioFile {
     pub jobs: Vec<FioJob>,
     /// Unsupported options that were ignored (`ignore_unsupported = true`).
     pub warnings: Vec<String>,
+}
+
+/// The NVMe priority class of a job with fio's `prioclass` (1 real time, 2 best effort, 3 idle;
+/// `None`: not given, best effort) and `prio` (0 highest to 7; 4 when not given): real time is
+/// urgent, idle is low; best effort is high below level 4, medium at 4 and low above.
+pub fn priority_of(prioclass: Option<u64>, prio: u64) -> crate::host::params::Priority {
+    use crate::host::params::Priority;
+    match (prioclass, prio) {
+        (Some(1), _) => Priority::Urgent,
+        (Some(3), _) => Priority::Low,
+        (_, 0..=3) => Priority::High,
+        (_, 4) => Priority::Medium,
+        _ => Priority::Low,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::priority_of;
+    use crate::host::params::Priority;
+
+    #[test]
+    fn fio_priorities_map_real_time_to_urgent_idle_to_low_best_effort_by_level() {
+        assert_eq!(priority_of(Some(1), 7), Priority::Urgent);
+        assert_eq!(priority_of(Some(3), 0), Priority::Low);
+        assert_eq!(priority_of(None, 4), Priority::Medium, "fio's defaults");
+        assert_eq!(priority_of(Some(2), 0), Priority::High);
+        assert_eq!(priority_of(Some(2), 3), Priority::High);
+        assert_eq!(priority_of(None, 5), Priority::Low);
+    }
 }

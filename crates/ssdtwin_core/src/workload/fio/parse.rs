@@ -19,7 +19,7 @@ const NO_EFFECT_OPTIONS: [&str; 8] = [
 ];
 
 /// Options this module understands.
-const SUPPORTED_OPTIONS: [&str; 23] = [
+const SUPPORTED_OPTIONS: [&str; 25] = [
     "rw",
     "readwrite",
     "rwmixread",
@@ -36,6 +36,8 @@ const SUPPORTED_OPTIONS: [&str; 23] = [
     "io_limit",
     "number_ios",
     "fsync",
+    "prio",
+    "prioclass",
     "fdatasync",
     "runtime",
     "time_based",
@@ -347,6 +349,17 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
             )
         })?,
     };
+    // fio HOWTO: `prioclass` 1 real time, 2 best effort, 3 idle; `prio` 0 (highest) to 7, best
+    // effort's default 4. Real time is urgent, idle is low; best effort by its level.
+    let prioclass = match value_of(&["prioclass"])? {
+        Some((value, line)) => Some(count_of(value, line, "prioclass", 1, 3)?),
+        None => None,
+    };
+    let prio = match value_of(&["prio"])? {
+        Some((value, line)) => count_of(value, line, "prio", 0, 7)?,
+        None => 4,
+    };
+    let priority = super::job::priority_of(prioclass, prio);
     let job = FioJob {
         name: job_name,
         read_fraction,
@@ -365,6 +378,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         runtime,
         time_based,
         distribution,
+        priority,
     };
     Ok((job, numjobs))
 }
