@@ -49,30 +49,6 @@ fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), Confi
     }
 }
 
-/// The workload's span in mapping units, checked against the largest command it issues.
-fn span_units(scenario: &Scenario, logical_units: u32, unit_bytes: u64) -> Result<u32, ConfigError> {
-    let workload = &scenario.workload;
-    let span_units = (f64::from(logical_units) * workload.span).floor() as u32;
-    let largest_command = workload
-        .bssplit
-        .iter()
-        .map(|(size, _)| size.bytes())
-        .chain(std::iter::once(workload.block_size.bytes()))
-        .max()
-        .unwrap_or(0)
-        / unit_bytes;
-    if span_units == 0 || largest_command > u64::from(span_units) {
-        return Err(ConfigError::new(
-            "workload.span",
-            format!(
-                "{} addresses {span_units} mapping units, fewer than one command needs",
-                workload.span
-            ),
-        ));
-    }
-    Ok(span_units)
-}
-
 /// NAND package of each die: the dies, ordered channel by channel, chip by chip, are split into
 /// `packages` consecutive groups, so a package carries whole chips of neighbouring channels when
 /// there are at least as many chips as packages (and a chip's dies are split otherwise).
@@ -164,7 +140,9 @@ impl Simulation {
             Rng::stream(scenario.seed, "ftl"),
         );
         let logical_units = ftl.logical_units();
-        let span_units = span_units(scenario, logical_units, geometry.unit_bytes)?;
+        let span_units = scenario
+            .workload
+            .span_units(logical_units, geometry.unit_bytes, "workload.span")?;
         let (plp, dram) = super::plp_model::dram_models(scenario, &geometry, &timing, ftl.logical_units());
         let mut controller = Controller::new(
             &scenario.controller,

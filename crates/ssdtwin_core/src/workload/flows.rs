@@ -75,24 +75,8 @@ pub fn sources(
         .enumerate()
         .map(|(index, flow)| {
             let workload = flow.workload(config);
-            let span_units = (f64::from(logical_units) * workload.span).floor() as u32;
-            let largest = workload
-                .bssplit
-                .iter()
-                .map(|(size, _)| size.bytes())
-                .chain(std::iter::once(workload.block_size.bytes()))
-                .max()
-                .unwrap_or(0)
-                / unit_bytes;
-            if span_units == 0 || largest > u64::from(span_units) {
-                return Err(crate::base::error::ConfigError::new(
-                    format!("workload.flows[{index}].span"),
-                    format!(
-                        "{} addresses {span_units} mapping units, fewer than one command needs",
-                        workload.span
-                    ),
-                ));
-            }
+            let span_units =
+                workload.span_units(logical_units, unit_bytes, &format!("workload.flows[{index}].span"))?;
             // The first flow draws from the stream of the single workload, so one flow whose keys
             // are those of `[workload]` runs exactly as `[workload]` alone.
             let stream = match index {

@@ -8,6 +8,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::base::error::ConfigError;
 use crate::base::time::Duration;
 use crate::base::units::ByteSize;
 use crate::ftl::params::{Precondition, SteadyMethod};
@@ -115,6 +116,32 @@ pub struct WorkloadConfig {
     /// priority class (`[[workload.flows]]`, docs/guide/workloads.md, "Flows"); empty: the one
     /// workload of the keys above. Only with `kind = "synthetic"` and `host.mode = "closed"`.
     pub flows: Vec<FlowConfig>,
+}
+
+impl WorkloadConfig {
+    /// The span in mapping units of a drive of `logical_units`, checked against the largest
+    /// command the workload issues; an error names `key`.
+    pub fn span_units(&self, logical_units: u32, unit_bytes: u64, key: &str) -> Result<u32, ConfigError> {
+        let span_units = (f64::from(logical_units) * self.span).floor() as u32;
+        let largest_command = self
+            .bssplit
+            .iter()
+            .map(|(size, _)| size.bytes())
+            .chain(std::iter::once(self.block_size.bytes()))
+            .max()
+            .unwrap_or(0)
+            / unit_bytes;
+        if span_units == 0 || largest_command > u64::from(span_units) {
+            return Err(ConfigError::new(
+                key,
+                format!(
+                    "{} addresses {span_units} mapping units, fewer than one command needs",
+                    self.span
+                ),
+            ));
+        }
+        Ok(span_units)
+    }
 }
 
 impl Default for WorkloadConfig {

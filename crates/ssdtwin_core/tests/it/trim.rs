@@ -17,24 +17,13 @@ fn drain(live: &mut LiveSimulation) -> Vec<LiveCompletion> {
     done
 }
 
-fn command(is_read: bool, trim: bool, first_unit: u32, units: u32) -> CommandSpec {
-    CommandSpec {
-        is_read,
-        trim,
-        flush: false,
-        fua: false,
-        first_unit,
-        units,
-    }
-}
-
 #[test]
 fn a_trimmed_unit_is_unmapped_reads_without_flash_and_maps_again_when_written() {
     let scenario = scenario(&["host.queue_depth=1", "workload.precondition=fill"]);
     let mut live = LiveSimulation::new(&scenario, &mut |_| true).unwrap();
     let logical = live.ftl().logical_units();
     assert_eq!(live.ftl().mapped_units(), logical, "a filled drive");
-    live.submit(Time::ZERO, command(false, true, 100, 64), 0);
+    live.submit(Time::ZERO, CommandSpec::io(false, true, 100, 64), 0);
     let done = drain(&mut live);
     // A trim moves no data and runs no flash operation: it completes once the controller has
     // taken the command (`host.command_overhead`).
@@ -52,11 +41,11 @@ fn a_trimmed_unit_is_unmapped_reads_without_flash_and_maps_again_when_written() 
     let start = live.now() + Duration::from_micros(10);
     for tag in 1..=64u64 {
         let at = start + Duration::from_micros(100 * tag);
-        live.submit(at, command(true, false, 99 + tag as u32, 1), tag);
+        live.submit(at, CommandSpec::io(true, false, 99 + tag as u32, 1), tag);
     }
     drain(&mut live);
     // Then a write of one trimmed unit maps it again.
-    live.submit(live.now(), command(false, false, 120, 1), 100);
+    live.submit(live.now(), CommandSpec::io(false, false, 120, 1), 100);
     drain(&mut live);
     let ftl = live.ftl();
     assert_ne!(ftl.mapping.physical(120), NONE);
@@ -92,9 +81,9 @@ fn a_trim_drops_a_buffered_write_it_overtakes() {
         "buffer.capacity=1MiB",
     ]);
     let mut live = LiveSimulation::new(&scenario, &mut |_| true).unwrap();
-    live.submit(Time::ZERO, command(false, false, 7, 1), 0);
+    live.submit(Time::ZERO, CommandSpec::io(false, false, 7, 1), 0);
     drain(&mut live);
-    live.submit(live.now(), command(false, true, 7, 1), 1);
+    live.submit(live.now(), CommandSpec::io(false, true, 7, 1), 1);
     drain(&mut live);
     assert_eq!(live.ftl().mapping.physical(7), NONE);
     let report = live.finish();
