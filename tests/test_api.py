@@ -140,6 +140,14 @@ def test_resolve_validates_without_running():
     assert caught.value.key == "flash.channels"
 
 
+@pytest.mark.parametrize("drive", [None, *sorted(ssdtwin.presets())])
+def test_a_resolved_scenario_resolves_again_to_itself(drive):
+    """A resolved scenario is a scenario: resolving it again changes nothing (an unset optional key,
+    such as `plp.protected_ratio`, is left out rather than written as null, which is refused)."""
+    scenario = ssdtwin.resolve(None if drive is None else {"drive": drive})
+    assert ssdtwin.resolve(scenario) == scenario
+
+
 def test_default_scenario_is_what_run_without_scenario_simulates():
     text = ssdtwin.default_scenario()
     assert 'drive = "enterprise_tlc"' in text

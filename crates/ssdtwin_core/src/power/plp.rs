@@ -41,7 +41,9 @@ pub struct PlpConfig {
     pub static_power_w: f64,
     /// Fraction of the mapping table's translation pages that may be dirty (the capacitor paper's
     /// "protected ratio", 1%–100%), in (0, 1]. Unset: derived from the capacitance, after the write
-    /// buffer's user pages, which are always protected [fraction].
+    /// buffer's user pages, which are always protected [fraction]. Left out of a resolved
+    /// scenario when unset, so that the resolved scenario resolves again to itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub protected_ratio: Option<f64>,
 }
 
