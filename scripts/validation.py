@@ -38,6 +38,7 @@ from validation_claims import (
     compute_status,
     load,
 )
+from validation_drives import render_drives
 
 PAGE = Path("docs/validation.md")
 __all__ = ["PAGE", "UNADDRESSED", "compute_status", "load", "main", "render"]
@@ -179,6 +180,7 @@ def render(data: Data) -> str:
                 label = "why not addressed" if claim.status == NOT_ADDRESSED else "cause"
                 lines.append(f"- `{claim.id}`, {label}: {_cell(claim.cause)}")
             lines.append("")
+    lines += render_drives(data.drives)
     lines += ["## Studies not tied to a paper claim", ""]
     if data.untied:
         lines.append(
