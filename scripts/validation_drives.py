@@ -106,7 +106,8 @@ def load_drives(root: Path, presets: set[str], errors: list[str]) -> list[Drive]
     for preset, table in (raw.get("drive") or {}).items():
         where = f"{STUDY}/drives.toml: [drive.{preset}]"
         if preset not in presets:
-            errors.append(f"{where}: {preset!r} is not a preset of configs/drives ({', '.join(sorted(presets))})")
+            known = ", ".join(sorted(presets))
+            errors.append(f"{where}: {preset!r} is not a preset of configs/drives ({known})")
         for key in sorted(set(table) - DRIVE_KEYS):
             errors.append(f"{where}: unknown key {key!r} (allowed: {', '.join(sorted(DRIVE_KEYS))})")
         drive = Drive(
@@ -143,7 +144,7 @@ studies/public_drives/measured.json (written by studies/public_drives/run.py). -
 
 Presets of public data-center drives built from their published specifications, each run by
 `studies/public_drives/run.py` in the conditions its specification states. Error = simulated /
-published − 1; beyond ±15% the cause names the part of the model responsible and the run that
+published - 1; beyond ±15% the cause names the part of the model responsible and the run that
 isolates it. Each preset is one set of parameters: nothing in it is fitted to a figure below
 (its TOML marks every value's source, public or inferred)."""
 
@@ -169,7 +170,8 @@ def render_drives(drives: list[Drive]) -> list[str]:
             cause = _cell(figure.cause) if abs(figure.error) > LIMIT else "within 15%"
             lines.append(
                 f"| {_cell(figure.name)} | {_value(figure.value)} {figure.unit} | "
-                f"{_value(figure.measured)} {figure.unit} | {figure.error:+.0%} | {_cell(figure.source)} | {cause} |"
+                f"{_value(figure.measured)} {figure.unit} | {figure.error:+.0%} | "
+                f"{_cell(figure.source)} | {cause} |"
             )
         lines.append("")
     return lines
