@@ -182,9 +182,11 @@ def render(data: Data) -> str:
             lines.append("")
     lines += render_drives(data.drives)
     lines += ["## Studies not tied to a paper claim", ""]
-    if data.untied:
+    # studies/public_drives has its own section above (validation_drives.py).
+    untied = [name for name in data.untied if not (data.drives and name == "public_drives")]
+    if untied:
         lines.append(
-            "These studies have no `claims.toml`: " + ", ".join(f"`{name}`" for name in data.untied) + "."
+            "These studies have no `claims.toml`: " + ", ".join(f"`{name}`" for name in untied) + "."
         )
     else:
         lines.append("None: every study has a `claims.toml`.")
