@@ -38,6 +38,7 @@ from validation_claims import (
     compute_status,
     load,
 )
+from validation_drives import render_drives
 
 PAGE = Path("docs/validation.md")
 __all__ = ["PAGE", "UNADDRESSED", "compute_status", "load", "main", "render"]
@@ -179,10 +180,13 @@ def render(data: Data) -> str:
                 label = "why not addressed" if claim.status == NOT_ADDRESSED else "cause"
                 lines.append(f"- `{claim.id}`, {label}: {_cell(claim.cause)}")
             lines.append("")
+    lines += render_drives(data.drives)
     lines += ["## Studies not tied to a paper claim", ""]
-    if data.untied:
+    # studies/public_drives has its own section above (validation_drives.py).
+    untied = [name for name in data.untied if not (data.drives and name == "public_drives")]
+    if untied:
         lines.append(
-            "These studies have no `claims.toml`: " + ", ".join(f"`{name}`" for name in data.untied) + "."
+            "These studies have no `claims.toml`: " + ", ".join(f"`{name}`" for name in untied) + "."
         )
     else:
         lines.append("None: every study has a `claims.toml`.")

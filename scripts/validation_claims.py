@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from validation_drives import load_drives
+
 ROOT = Path(__file__).resolve().parent.parent
 
 UNADDRESSED = Path("docs/validation_unaddressed.toml")
@@ -94,6 +96,7 @@ class Data:
     studies: list[Study]
     unaddressed: list[Claim]
     untied: list[str]  # study directories without a claims.toml
+    drives: list[Any] = field(default_factory=list)  # validation_drives.Drive: the public drives
 
 
 def compute_status(kind: str, measured: float, paper_value: float | None = None, direction: str = "") -> str:
@@ -326,6 +329,7 @@ def load(root: Path = ROOT) -> Data:
             errors.append(f"{origin}: claim id {claim.id!r} is also in {seen[claim.id]} (ids are unique)")
         seen.setdefault(claim.id, origin)
     _check_papers(studies, errors)
+    drives = load_drives(root, presets, errors)
     if errors:
         raise ValidationError(errors)
-    return Data(studies, unaddressed, untied)
+    return Data(studies, unaddressed, untied, drives)

@@ -262,3 +262,104 @@ def test_bad_files_exit_2_with_the_errors_not_a_traceback(validation, tmp_path, 
     assert validation.main(["--root", str(root), "--check"]) == 2
     err = capsys.readouterr().err
     assert "studies/s/measured.json: not valid JSON" in err
+
+
+# ------------------------------------------------- public drives (issue 30: presets of real drives)
+
+DRIVE_HEADER = """
+[drive.enterprise_tlc]
+name = "A drive"
+interface = "PCIe 4.0 x4"
+nand = "TLC"
+not_found = "power"
+"""
+
+
+def drive_figure(
+    key: str, value: float, source: str = 'Vendor, "Data sheet", 2020-05', cause: str = ""
+) -> str:
+    text = f'\n[[drive.enterprise_tlc.figure]]\nkey = "{key}"\nname = "{key} figure"\nvalue = {value}\n'
+    text += f"unit = \"MB/s\"\nsource = '{source}'\n"
+    return text + (f'cause = "{cause}"\n' if cause else "")
+
+
+def make_drives(root: Path, figures: str, measured: dict) -> Path:
+    """A repository (make_repo's, one study) with studies/public_drives holding `figures` for the
+    preset enterprise_tlc and its measured.json."""
+    make_repo(root, {"s": (HEADER_001 + claim_text("001-fig2-a", "a"), {"a": 10.0})})
+    directory = root / "studies" / "public_drives"
+    directory.mkdir()
+    (directory / "drives.toml").write_text(DRIVE_HEADER + figures)
+    (directory / "measured.json").write_text(json.dumps(measured))
+    return root
+
+
+CAUSE = "The model's PCIe link runs at its bound; isolating run: run.py's read at PCIe 5.0 rises."
+
+
+def test_the_repositorys_public_drives_have_sources_and_a_cause_for_every_miss_beyond_15_percent(validation):
+    drives = validation.load(ROOT).drives
+    assert {drive.preset for drive in drives} == {"samsung_pm9a3", "kioxia_cd6r", "micron_9100max"}
+    for drive in drives:
+        assert drive.figures, drive.preset
+        for figure in drive.figures:
+            assert len(figure.source) > 20, (drive.preset, figure.key)
+            if abs(figure.error) > 0.15:
+                assert "isolating run" in figure.cause.lower(), (drive.preset, figure.key)
+    page = (ROOT / "docs" / "validation.md").read_text(encoding="utf-8")
+    assert "## Public drives" in page
+    assert "### Micron 9100 MAX 2.4 TB (`micron_9100max`)" in page
+
+
+def test_a_public_drive_figure_beyond_15_percent_needs_a_cause_and_within_does_not(validation, tmp_path):
+    bare = make_drives(
+        tmp_path / "bare",
+        drive_figure("seq", 100) + drive_figure("rand", 100),
+        {
+            "enterprise_tlc.seq": 120.0,  # +20%: beyond 15%
+            "enterprise_tlc.rand": 110.0,  # +10%: within
+        },
+    )
+    [error] = errors(validation, bare)
+    assert error.startswith("studies/public_drives/drives.toml: [drive.enterprise_tlc] figure 1 (seq)")
+    assert "misses the published 100 by +20% (beyond 15%): key 'cause' must name" in error
+    caused = make_drives(
+        tmp_path / "caused",
+        drive_figure("seq", 100, cause=CAUSE) + drive_figure("rand", 100),
+        {
+            "enterprise_tlc.seq": 120.0,
+            "enterprise_tlc.rand": 110.0,
+        },
+    )
+    page = validation.render(validation.load(caused))
+    assert (
+        '| seq figure | 100 MB/s | 120 MB/s | +20% | Vendor, "Data sheet", 2020-05 | ' + CAUSE + " |" in page
+    )
+    assert "| rand figure | 100 MB/s | 110 MB/s | +10% |" in page
+    assert "| within 15% |" in page
+    assert "1 of 2 published figures within 15%. Not found in the sources: power." in page
+
+
+def test_a_public_drive_figure_without_a_source_or_measurement_is_an_error_naming_it(validation, tmp_path):
+    root = make_drives(
+        tmp_path,
+        drive_figure("seq", 100, source="") + drive_figure("gone", 100),
+        {
+            "enterprise_tlc.seq": 100.0,
+        },
+    )
+    found = "\n".join(errors(validation, root))
+    assert "[drive.enterprise_tlc] figure 1 (seq): key 'source' must be a non-empty string" in found
+    assert "figure 2 (gone): 'enterprise_tlc.gone' is not in studies/public_drives/measured.json" in found
+
+
+def test_check_mode_fails_when_a_public_drive_measurement_changes(validation, tmp_path, capsys):
+    root = make_drives(tmp_path, drive_figure("seq", 100), {"enterprise_tlc.seq": 105.0})
+    assert validation.main(["--root", str(root)]) == 0
+    assert validation.main(["--root", str(root), "--check"]) == 0
+    (root / "studies" / "public_drives" / "measured.json").write_text(
+        json.dumps({"enterprise_tlc.seq": 108.0})
+    )
+    capsys.readouterr()
+    assert validation.main(["--root", str(root), "--check"]) == 1
+    assert "+| seq figure | 100 MB/s | 108 MB/s | +8% |" in capsys.readouterr().out

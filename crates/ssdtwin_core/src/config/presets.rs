@@ -26,12 +26,15 @@ macro_rules! preset {
     };
 }
 
-const PRESET_FILES: [(&str, &str); 5] = [
+const PRESET_FILES: [(&str, &str); 8] = [
     preset!("enterprise_tlc"),
     preset!("iiot_64gb"),
     preset!("iiot_512gb"),
     preset!("cho_512gb"),
     preset!("dawid_512gb"),
+    preset!("samsung_pm9a3"),
+    preset!("kioxia_cd6r"),
+    preset!("micron_9100max"),
 ];
 
 /// The tables a drive file may hold.
