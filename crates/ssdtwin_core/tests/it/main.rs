@@ -27,6 +27,7 @@ mod host;
 mod input_errors;
 mod layers;
 mod live;
+mod live_queues;
 mod loss;
 mod mappings;
 mod power;
