@@ -65,6 +65,10 @@ enum Command {
         /// Cut the power at this simulated time, e.g. 5ms: connections drop, the lost LBAs are logged.
         #[arg(long, value_name = "TIME")]
         power_loss_at: Option<String>,
+        /// Priority class of a connection to the default export (urgent, high, medium, low); a
+        /// connection to the export named after a class gets that class.
+        #[arg(long = "class", value_name = "CLASS", default_value = "medium")]
+        class: String,
         /// Override a scenario key, e.g. `--set flash.channels=8`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
@@ -150,6 +154,7 @@ fn execute(command: Command) -> Result<(), String> {
             store_cap,
             once,
             power_loss_at,
+            class,
             overrides,
         } => {
             let source = scenario.map_or(ScenarioSource::Default, ScenarioSource::File);
@@ -171,6 +176,7 @@ fn execute(command: Command) -> Result<(), String> {
                     .map(|text| ssdtwin_core::base::units::parse_duration(&text))
                     .transpose()
                     .map_err(|error| format!("--power-loss-at: {error}"))?,
+                class: ssdtwin_nbd::parse_class(&class, "--class")?,
             };
             let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = interrupted.clone();

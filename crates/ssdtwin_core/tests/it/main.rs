@@ -18,6 +18,7 @@ mod determinism;
 mod drain;
 mod dram;
 mod durability;
+mod flow_sources;
 mod flows;
 mod ftl_invariants;
 mod ftl_properties;
