@@ -29,7 +29,11 @@ from nbd_wire import (
 
 FILLED_DRIVE = [
     "--set",
-    "flash.blocks_per_plane=16",
+    "flash.channels=2",
+    "--set",
+    "flash.dies_per_chip=2",
+    "--set",
+    "flash.blocks_per_plane=64",
     "--set",
     "workload.precondition=fill",
     "--set",
@@ -37,8 +41,8 @@ FILLED_DRIVE = [
     "--set",
     "host.queue_depth=64",
 ]
-"""A small filled drive: every read goes to flash; short die queues make commands wait for the
-arbiter."""
+"""A small filled drive of 4 dies: every read goes to flash; short die queues (8 commands in the
+dies for 64 in flight) make commands wait for the arbiter."""
 
 
 def closed_loops(server: Server, exports: list[bytes], depth: int, count: int) -> None:
@@ -75,7 +79,8 @@ def closed_loops(server: Server, exports: list[bytes], depth: int, count: int) -
 
 def read_means(report: dict) -> dict[str, tuple[str, float]]:
     """Each queue's class and mean read latency [ns] from the report's jobs."""
-    return {job["name"]: (job.get("priority"), job["read"]["lat_ns"]["mean"]) for job in report["workload"]["jobs"]}
+    jobs = report["workload"]["jobs"]
+    return {job["name"]: (job.get("priority"), job["read"]["lat_ns"]["mean"]) for job in jobs}
 
 
 def test_an_urgent_connection_waits_less_than_a_low_one_under_weighted_round_robin(tmp_path):
@@ -85,7 +90,8 @@ def test_an_urgent_connection_waits_less_than_a_low_one_under_weighted_round_rob
         report = server.stop()
         log = server.log_text()
     means = read_means(report)
-    assert means["sq0"][0] == "urgent" and means["sq1"][0] == "low", means
+    assert means["sq0"][0] == "urgent", means
+    assert means["sq1"][0] == "low", means
     # Urgent commands are fetched first whenever the controller takes one: a margin of 1.5x in
     # the direction, not a measured figure.
     assert means["sq1"][1] > 1.5 * means["sq0"][1], means
@@ -105,7 +111,8 @@ def test_connections_of_one_class_get_equal_service(tmp_path):
 
 
 def test_an_unknown_export_is_refused_with_the_exports_served(tmp_path):
-    with Server(tmp_path, "--set", "flash.blocks_per_plane=16", "--set", "workload.precondition=none") as server:
+    small = ["--set", "flash.blocks_per_plane=16", "--set", "workload.precondition=none"]
+    with Server(tmp_path, *small) as server:
         sock = greet(server)
         option(sock, OPT_GO, go_data(b"urgentt"))
         number, kind, message = option_reply(sock)
@@ -115,9 +122,12 @@ def test_an_unknown_export_is_refused_with_the_exports_served(tmp_path):
         server.stop()
 
 
+SERVE = [sys.executable, "-m", "ssdtwin", "serve", "--nbd"]
+
+
 def test_a_bad_default_class_is_a_clear_error(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "ssdtwin", "serve", "--nbd", "--socket", str(tmp_path / "s"), "--class", "fast"],
+        [*SERVE, "--socket", str(tmp_path / "s"), "--class", "fast"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -149,6 +159,7 @@ def test_real_pace_reports_its_transport_and_never_replies_before_arrival(tmp_pa
     )
     assert match, log
     mean, p50, count, _, early = match.groups()
-    assert float(mean) > 0 and float(p50) > 0
+    assert float(mean) > 0
+    assert float(p50) > 0
     assert int(count) == 300
     assert int(early) == 0
