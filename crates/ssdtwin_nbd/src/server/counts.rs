@@ -17,7 +17,7 @@ pub(super) struct Counts {
     /// Most requests it had in flight at once.
     pub(super) most_in_flight: u32,
     /// Its submission queue (`sq<queue>` in the report's jobs) and the queue's class.
-    pub(super) queue: u32,
+    pub(super) queue: Option<u32>,
     pub(super) class: &'static str,
     /// Simulated latency of its requests the model served, from arrival to the completion of
     /// the request's last command (a request split in several commands is one latency).
@@ -28,6 +28,14 @@ impl Counts {
     /// Requests it sent (but `NBD_CMD_DISC`).
     pub(super) fn total(&self) -> u64 {
         self.reads + self.writes + self.trims + self.flushes + self.refused
+    }
+
+    /// Its queue and class, for the log.
+    pub(super) fn queue_text(&self) -> String {
+        match self.queue {
+            Some(queue) => format!("queue sq{queue} ({})", self.class),
+            None => format!("no queue ({})", self.class),
+        }
     }
 
     /// `p50 / p99 / mean` of its requests' simulated latency [us], for the log.

@@ -50,8 +50,11 @@ pub(super) enum Message {
 /// A connected client, one submission queue, as the drive's thread sees it.
 pub(super) struct Client {
     pub(super) writer: BufWriter<Connection>,
-    /// Its submission queue in the model (`LiveSimulation::open_queue`).
-    pub(super) queue: u32,
+    /// Its submission queue in the model (`LiveSimulation::open_queue`), opened with its first
+    /// request that reaches the model (a client that never sends one costs no queue), and the
+    /// queue's class.
+    pub(super) queue: Option<u32>,
+    class: Priority,
     /// Requests received and not yet answered.
     pub(super) in_flight: u32,
     /// Most requests it had in flight since the drive last waited for it in vain.
@@ -189,6 +192,31 @@ impl Drive {
         }
     }
 
+    /// `client`'s submission queue, opened now if it has none yet.
+    fn queue_of(&mut self, client: u64) -> u32 {
+        let Some(state) = self.clients.get_mut(&client) else {
+            return 0;
+        };
+        if let Some(queue) = state.queue {
+            return queue;
+        }
+        let queue = self.live.open_queue(state.class);
+        state.queue = Some(queue);
+        state.counts.queue = Some(queue);
+        log(&format!(
+            "client {client}: submission queue sq{queue}, class {}",
+            state.class.name()
+        ));
+        queue
+    }
+
+    /// A client is gone: its queue may serve the next client of its class.
+    pub(super) fn close_queue(&mut self, state: &Client) {
+        if let Some(queue) = state.queue {
+            self.live.close_queue(queue);
+        }
+    }
+
     /// The simulated arrival time of a request read now.
     fn arrival(&self) -> Time {
         match self.pace {
@@ -204,17 +232,14 @@ impl Drive {
     pub(super) fn handle(&mut self, message: Message) {
         match message {
             Message::Connected { client, writer, class } => {
-                let queue = self.live.open_queue(class);
-                log(&format!(
-                    "client {client}: connected; submission queue sq{queue}, class {}",
-                    class.name()
-                ));
+                log(&format!("client {client}: connected; class {}", class.name()));
                 self.had_client = true;
                 self.clients.insert(
                     client,
                     Client {
                         writer: BufWriter::with_capacity(1 << 16, writer),
-                        queue,
+                        queue: None,
+                        class,
                         in_flight: 0,
                         high_water: 0,
                         lull: false,
@@ -224,7 +249,6 @@ impl Drive {
                         unflushed: false,
                         broken: false,
                         counts: Counts {
-                            queue,
                             class: class.name(),
                             ..Counts::default()
                         },
@@ -234,7 +258,7 @@ impl Drive {
             Message::Closed { client } => {
                 if let Some(state) = self.clients.remove(&client) {
                     state.writer.get_ref().shutdown();
-                    self.live.close_queue(state.queue);
+                    self.close_queue(&state);
                     self.gone.push((client, state.counts));
                     log(&format!("client {client}: closed"));
                 }
@@ -412,7 +436,7 @@ impl Drive {
         }
         let tag = self.next_tag;
         self.next_tag += 1;
-        let queue = self.clients.get(&client).map_or(0, |state| state.queue);
+        let queue = self.queue_of(client);
         let (now, then) = if plan.reads_first.is_empty() {
             (plan.commands, Vec::new())
         } else {

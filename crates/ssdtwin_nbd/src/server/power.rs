@@ -38,7 +38,9 @@ impl Drive {
         self.flush_replies();
         for (client, state) in self.clients.drain() {
             state.writer.get_ref().shutdown();
-            self.live.close_queue(state.queue);
+            if let Some(queue) = state.queue {
+                self.live.close_queue(queue);
+            }
             self.gone.push((client, state.counts));
             log(&format!("client {client}: dropped by the power loss"));
         }
@@ -69,15 +71,14 @@ impl Drive {
         for (client, counts) in connections {
             log(&format!(
                 "client {client}: {} reads, {} writes, {} trims, {} flushes, {} refused; at most {} in flight; \
-                 queue sq{} ({}); {}",
+                 {}; {}",
                 counts.reads,
                 counts.writes,
                 counts.trims,
                 counts.flushes,
                 counts.refused,
                 counts.most_in_flight,
-                counts.queue,
-                counts.class,
+                counts.queue_text(),
                 counts.latency_text()
             ));
         }

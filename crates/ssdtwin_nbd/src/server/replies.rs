@@ -154,7 +154,7 @@ impl Drive {
                 let mut state = self.clients.remove(&client).expect("present");
                 let _ = state.writer.flush();
                 state.writer.get_ref().shutdown();
-                self.live.close_queue(state.queue);
+                self.close_queue(&state);
                 self.gone.push((client, state.counts));
                 log(&format!("client {client}: disconnected"));
             }
