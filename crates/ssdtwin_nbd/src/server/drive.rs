@@ -232,7 +232,7 @@ impl Drive {
     pub(super) fn handle(&mut self, message: Message) {
         match message {
             Message::Connected { client, writer, class } => {
-                log(&format!("client {client}: connected; class {}", class.name()));
+                log(&format!("client {client}: connected"));
                 self.had_client = true;
                 self.clients.insert(
                     client,
