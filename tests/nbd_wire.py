@@ -77,10 +77,10 @@ def go_data(name: bytes = b"", requests: tuple[int, ...] = ()) -> bytes:
     )
 
 
-def connect(server: Server) -> tuple[socket.socket, int]:
-    """A connection in transmission (through NBD_OPT_GO) and the export size."""
+def connect(server: Server, name: bytes = b"") -> tuple[socket.socket, int]:
+    """A connection to export `name` in transmission (through NBD_OPT_GO) and the export size."""
     sock = greet(server)
-    option(sock, OPT_GO, go_data(requests=(INFO_BLOCK_SIZE,)))
+    option(sock, OPT_GO, go_data(name, requests=(INFO_BLOCK_SIZE,)))
     size = None
     while True:
         number, kind, data = option_reply(sock)

@@ -155,3 +155,60 @@ def test_slowdown_and_fairness_reach_the_report_and_the_html_page(tmp_path: Path
     assert "Jobs (flows)" in page
     assert "<td class='text'>high</td>" in page
     assert "Fairness (min slowdown / max slowdown" in page
+
+
+TRACE_LINES = "0,h,0,Write,0,4096,0\n1000,h,0,Read,0,4096,0\n2000,h,0,Write,8192,8192,0\n"
+
+
+def test_a_trace_and_an_iiot_flow_run_beside_a_synthetic_one_each_to_its_end(tmp_path: Path):
+    # The trace's path is relative to the scenario file's folder, as [workload.trace]'s is.
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / "small.csv").write_text(TRACE_LINES * 50)
+    path = tmp_path / "mixed.toml"
+    path.write_text(
+        SMALL
+        + """
+[workload]
+io_count = 0
+
+[[workload.flows]]
+name = "replay"
+kind = "trace"
+queue_depth = 4
+trace = { format = "msr", path = "traces/small.csv", replay = "as_fast_as_possible" }
+
+[[workload.flows]]
+name = "sensors"
+kind = "iiot"
+io_count = 250
+iiot = { replay = "as_fast_as_possible" }
+
+[[workload.flows]]
+name = "reader"
+io_count = 100
+read_fraction = 1.0
+"""
+    )
+    report = ssdtwin.run(str(path))
+    replay, sensors, reader = report.workload["jobs"]
+    # Every request of the trace (150: 100 writes, 50 reads), each flow's own count.
+    assert (replay["write"]["total_ios"], replay["read"]["total_ios"]) == (100, 50)
+    assert sum(sensors[d]["total_ios"] for d in ("read", "write", "trim", "flush")) == 250
+    assert (reader["read"]["total_ios"], reader["write"]["total_ios"]) == (100, 0)
+
+
+def test_an_fio_job_files_jobs_get_slowdowns(tmp_path: Path):
+    (tmp_path / "two.fio").write_text(
+        "[global]\nbs=4k\nnumber_ios=400\n[reader]\nrw=randread\niodepth=2\n[writer]\nrw=randwrite\niodepth=16\n"
+    )
+    path = tmp_path / "fio.toml"
+    path.write_text(
+        SMALL
+        + '[workload]\nkind = "fio"\nprecondition = "fill"\nfio = { job = "two.fio" }\n'
+        + "[report]\nflow_slowdown = true\n"
+    )
+    report = ssdtwin.run(str(path))
+    reader, writer = report.workload["jobs"]
+    assert reader["slowdown"] > 1.0
+    slowdowns = [reader["slowdown"], writer["slowdown"]]
+    assert report.workload["fairness"] == pytest.approx(min(slowdowns) / max(slowdowns), rel=1e-12)

@@ -68,7 +68,9 @@ def test_options_get_their_replies_and_unsupported_ones_are_refused(tmp_path):
     with Server(tmp_path, *SMALL_DRIVE) as server:
         sock = greet(server)
         option(sock, OPT_LIST)
-        assert option_reply(sock) == (OPT_LIST, REP_SERVER, struct.pack(">I", 7) + b"ssdtwin")
+        # The default export, then one per priority class (the same drive, a queue of that class).
+        for name in (b"ssdtwin", b"urgent", b"high", b"medium", b"low"):
+            assert option_reply(sock) == (OPT_LIST, REP_SERVER, struct.pack(">I", len(name)) + name)
         assert option_reply(sock) == (OPT_LIST, REP_ACK, b"")
         option(sock, OPT_LIST, b"junk")
         assert option_reply(sock)[1] == REP_ERR_INVALID

@@ -121,6 +121,7 @@ COMMANDS: dict[str, list[tuple[str, list[str], object, bool, bool, list[str] | N
         ("store_cap", ["--store-cap"], "4GiB", False, False, None),
         ("once", ["--once"], None, False, False, None),
         ("power_loss_at", ["--power-loss-at"], None, False, False, None),
+        ("default_class", ["--class"], "medium", False, False, None),
         ("set_overrides", ["--set"], None, False, True, None),
         ("quiet", ["--quiet", "-q"], None, False, False, None),
     ],

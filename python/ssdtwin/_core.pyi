@@ -82,6 +82,7 @@ def serve_nbd(
     once: bool = False,
     record_trace: str | None = None,
     power_loss_at: str | None = None,
+    default_class: str = "medium",
 ) -> str:
     """Serves the scenario's drive as a Network Block Device on a Unix `socket` and/or a TCP
     `listen` address ("127.0.0.1:10809") without holding the GIL, until Ctrl-C or, with `once`,
@@ -89,7 +90,9 @@ def serve_nbd(
     `pace` is "virtual" (reply once the model has completed the request) or "real" (reply at the
     simulated completion time, on the wall clock); `store_cap` bounds the written data kept in
     memory; `record_trace` writes the requests as an MSR Cambridge trace; `power_loss_at` ("5ms")
-    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped).
+    cuts the power once the simulation reaches that time (lost LBAs logged, connections dropped);
+    `default_class` is the priority class of a connection to the default export (a connection to
+    the export named "urgent", "high", "medium" or "low" gets that class).
     Raises `OSError` when it cannot listen, `ConfigError` for a bad scenario, `ValueError` for a
     bad option."""
 

@@ -65,6 +65,10 @@ enum Command {
         /// Cut the power at this simulated time, e.g. 5ms: connections drop, the lost LBAs are logged.
         #[arg(long, value_name = "TIME")]
         power_loss_at: Option<String>,
+        /// Priority class of a connection to the default export (urgent, high, medium, low); a
+        /// connection to the export named after a class gets that class.
+        #[arg(long = "class", value_name = "CLASS", default_value = "medium")]
+        class: String,
         /// Override a scenario key, e.g. `--set flash.channels=8`.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         overrides: Vec<String>,
@@ -104,6 +108,12 @@ enum BenchCase {
     Read,
     /// 4 KiB random writes at QD 64 on a steady-state enterprise_tlc drive, GC running.
     Write,
+    /// 4 KiB random reads and writes (50/50) at QD 64 on a filled enterprise_tlc drive: one
+    /// submission queue, the single-queue case beside `flows`.
+    Mixed,
+    /// The `mixed` work as four flows of QD 16 each (classes high, medium, medium, low) under
+    /// weighted round robin: the multi-queue path's cost.
+    Flows,
 }
 
 fn main() -> ExitCode {
@@ -150,6 +160,7 @@ fn execute(command: Command) -> Result<(), String> {
             store_cap,
             once,
             power_loss_at,
+            class,
             overrides,
         } => {
             let source = scenario.map_or(ScenarioSource::Default, ScenarioSource::File);
@@ -171,6 +182,7 @@ fn execute(command: Command) -> Result<(), String> {
                     .map(|text| ssdtwin_core::base::units::parse_duration(&text))
                     .transpose()
                     .map_err(|error| format!("--power-loss-at: {error}"))?,
+                class: ssdtwin_nbd::parse_class(&class, "--class")?,
             };
             let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
             let flag = interrupted.clone();
@@ -272,14 +284,28 @@ fn resident_bytes() -> Option<u64> {
 }
 
 fn bench(case: BenchCase, io_count: u64, extra: &[String]) -> Result<(), String> {
-    let (name, settings) = match case {
+    let (name, settings): (&str, Vec<&str>) = match case {
         BenchCase::Read => (
             "4 KiB random read, QD 64, filled drive",
-            ["workload.read_fraction=1.0", "workload.precondition=fill"],
+            vec!["workload.read_fraction=1.0", "workload.precondition=fill"],
         ),
         BenchCase::Write => (
             "4 KiB random write, QD 64, steady state with GC",
-            ["workload.read_fraction=0.0", "workload.precondition=steady"],
+            vec!["workload.read_fraction=0.0", "workload.precondition=steady"],
+        ),
+        BenchCase::Mixed => (
+            "4 KiB random 50/50 read/write, one queue, QD 64, filled drive",
+            vec!["workload.read_fraction=0.5", "workload.precondition=fill"],
+        ),
+        BenchCase::Flows => (
+            "4 KiB random 50/50 read/write, 4 flows x QD 16, weighted round robin, filled drive",
+            vec![
+                "workload.read_fraction=0.5",
+                "workload.precondition=fill",
+                "host.arbitration=weighted_round_robin",
+                "workload.flows=[{priority = \"high\", queue_depth = 16}, {priority = \"medium\", queue_depth = 16}, \
+                 {priority = \"medium\", queue_depth = 16}, {priority = \"low\", queue_depth = 16}]",
+            ],
         ),
     };
     let mut texts: Vec<String> = [

@@ -15,4 +15,4 @@ pub mod protocol;
 pub mod server;
 pub mod store;
 
-pub use server::{serve, Pace, ServeError, ServeOptions};
+pub use server::{parse_class, serve, Pace, ServeError, ServeOptions};

@@ -212,7 +212,7 @@ mod _core {
     /// Ctrl-C (a pending SIGINT, checked every few tens of milliseconds) or, with `once`, until the
     /// last client has gone; returns the session's report as JSON text, as `run` does.
     #[pyfunction]
-    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, socket=None, listen=None, pace="virtual", store_cap="4GiB", once=false, record_trace=None, power_loss_at=None))]
+    #[pyo3(signature = (scenario_path, scenario_json, base_dir, set_overrides, json_overrides, socket=None, listen=None, pace="virtual", store_cap="4GiB", once=false, record_trace=None, power_loss_at=None, default_class="medium"))]
     #[allow(clippy::too_many_arguments)]
     fn serve_nbd(
         py: Python<'_>,
@@ -228,6 +228,7 @@ mod _core {
         once: bool,
         record_trace: Option<PathBuf>,
         power_loss_at: Option<&str>,
+        default_class: &str,
     ) -> PyResult<String> {
         let scenario = load(scenario_path, scenario_json, base_dir, &set_overrides, &json_overrides)
             .map_err(|error| config_error(py, error))?;
@@ -254,6 +255,7 @@ mod _core {
                 .map(ssdtwin_core::base::units::parse_duration)
                 .transpose()
                 .map_err(|error| PyValueError::new_err(format!("--power-loss-at: {error}")))?,
+            class: ssdtwin_nbd::parse_class(default_class, "--class").map_err(PyValueError::new_err)?,
         };
         let mut raised: Option<PyErr> = None;
         let mut stop = || {

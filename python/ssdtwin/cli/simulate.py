@@ -149,6 +149,16 @@ def precondition_command(
     help="Cut the power once the simulation reaches TIME (e.g. 5ms): the writes the power-loss "
     "protection cannot save are lost and logged, connections drop, the drive serves again.",
 )
+@click.option(
+    "--class",
+    "default_class",
+    default="medium",
+    show_default=True,
+    metavar="CLASS",
+    help="Priority class (urgent, high, medium, low) of a connection to the default export; a "
+    "connection to the export named after a class (nbd+unix:///urgent?socket=...) gets that class. "
+    "Each connection is a submission queue, arbitrated by host.arbitration.",
+)
 @click.option("--set", "set_overrides", multiple=True, metavar="KEY=VALUE", help="Override a scenario key.")
 @click.option("--quiet", "-q", is_flag=True, help="Print no summary at the end.")
 def serve_command(
@@ -162,6 +172,7 @@ def serve_command(
     store_cap: str,
     once: bool,
     power_loss_at: str | None,
+    default_class: str,
     set_overrides: tuple[str, ...],
     quiet: bool,
 ) -> None:
@@ -185,6 +196,7 @@ def serve_command(
             once=once,
             record_trace=record_trace,
             power_loss_at=power_loss_at,
+            default_class=default_class,
         )
     except ConfigError as error:
         fail(str(error).rstrip())

@@ -211,7 +211,13 @@ fn load_layers(
 /// Makes the trace and fio job paths absolute, relative to the scenario file's folder, so the
 /// resolved config names the files that were read.
 fn resolve_workload_paths(scenario: &mut Scenario, base_dir: &Path) {
-    for path in [&mut scenario.workload.trace.path, &mut scenario.workload.fio.job] {
+    let flow_traces = scenario
+        .workload
+        .flows
+        .iter_mut()
+        .filter_map(|flow| flow.trace.as_mut().map(|trace| &mut trace.path));
+    let paths = [&mut scenario.workload.trace.path, &mut scenario.workload.fio.job];
+    for path in paths.into_iter().chain(flow_traces) {
         if !path.is_empty() && Path::new(path.as_str()).is_relative() {
             *path = base_dir.join(path.as_str()).display().to_string();
         }

@@ -144,6 +144,18 @@ impl Arbiter {
         }
     }
 
+    /// A new submission queue of class `priority` (a live session's connection, `sim/live.rs`);
+    /// returns its index, the flow its commands carry.
+    pub fn add_queue(&mut self, priority: Priority) -> usize {
+        let flow = self.queues.len();
+        let class = if self.weighted { class_index(priority) } else { 2 };
+        self.queues.push(VecDeque::new());
+        self.class_of.push(class);
+        self.classes[class].members.push(flow);
+        self.taken.push(0);
+        flow
+    }
+
     /// Command `command` of flow `flow` is in the flow's submission queue.
     pub fn push(&mut self, flow: usize, command: u32) {
         self.queues[flow].push_back(command);
@@ -247,6 +259,17 @@ mod tests {
             &[Priority::Low, Priority::Urgent],
         );
         assert!(backlogged_takes(&mut wrr, 100).iter().all(|&flow| flow == 1));
+    }
+
+    #[test]
+    fn an_added_queue_joins_its_class() {
+        let mut wrr = arbiter(Arbitration::WeightedRoundRobin, 1, [1, 1, 1], &[Priority::Low]);
+        assert_eq!(wrr.add_queue(Priority::Urgent), 1);
+        // The urgent queue added later is served strictly first.
+        assert!(backlogged_takes(&mut wrr, 20).iter().all(|&flow| flow == 1));
+        let mut rr = arbiter(Arbitration::RoundRobin, 1, [1, 1, 1], &[Priority::Low]);
+        rr.add_queue(Priority::Urgent);
+        assert_eq!(backlogged_takes(&mut rr, 4), [0, 1, 0, 1]);
     }
 
     #[test]

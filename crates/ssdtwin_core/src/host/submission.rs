@@ -183,11 +183,12 @@ impl Host {
         self.try_submit(controller, source, cx);
     }
 
-    /// A live session's command arrives now (`sim/live.rs`): it joins the backlog and is submitted
-    /// as the queue depth allows.
+    /// A live session's command of submission queue `job` arrives now (`sim/live.rs`): it joins
+    /// the backlog and is submitted as the queue depth allows.
     pub fn on_live_arrival<O: Observer>(
         &mut self,
         command: CommandSpec,
+        job: u32,
         controller: &mut Controller,
         source: &mut impl CommandSource,
         cx: &mut Context<O>,
@@ -195,7 +196,7 @@ impl Host {
         self.backlog.push_back(Pending {
             arrival: cx.now,
             command,
-            job: 0,
+            job,
         });
         self.issued += 1;
         self.try_submit(controller, source, cx);

@@ -146,6 +146,11 @@ impl JobMetrics {
         }
     }
 
+    /// Renames the job (a live session's submission queue, `sim/live.rs`).
+    pub fn rename(&mut self, name: &str) {
+        self.name = name.to_string();
+    }
+
     /// The measured run starts at `at` (the end of the warm-up).
     pub fn start_at(&mut self, at: Time) {
         self.start = at;

@@ -192,6 +192,10 @@ impl Simulation {
         let mut host = match workload {
             // Traces and job files end where their files say; a live session when its caller ends it.
             Source::Trace(_) | Source::Fio(_) | Source::External => Host::new(&scenario.host, u64::MAX, Duration::ZERO),
+            // Flows that each have a count of their own end when every one is done.
+            Source::Flows(_) if crate::workload::flows::counted(&scenario.workload) => {
+                Host::new(&scenario.host, 0, scenario.workload.duration)
+            }
             _ => Host::new(&scenario.host, scenario.workload.io_count, scenario.workload.duration),
         };
         if let Source::Fio(_) | Source::Flows(_) = workload {

@@ -11,13 +11,24 @@
 //! The host keeps a log of its live commands (`Host::live`, in submission and completion order);
 //! the session matches it to the tags: commands wait in the host's backlog in arrival order and
 //! leave it in that order, so the n-th submission is the n-th waiting tag.
+//!
+//! Submission queues: [`LiveSimulation::open_queue`] gives a caller (an NBD connection) a queue
+//! of its own with a priority class; commands handed in with [`LiveSimulation::submit_to`] carry
+//! it. One queue is the single host queue of a run; from the second on, the controller takes
+//! commands from the queues by `host.arbitration` as it does from flows
+//! (`controller/arbitration.rs`), the host keeps up to `host.queue_depth` commands in the drive
+//! per queue (beyond that total they wait in the host in arrival order), and each queue is a job
+//! of the report (`sq0`, `sq1`, ...). A closed queue is reused by the next queue opened with its
+//! class, so the report has one job per queue open at once, not one per caller ever seen.
 
 use std::collections::VecDeque;
 
 use super::{Progress, RunError, Simulation};
 use crate::base::time::Time;
+use crate::controller::arbitration::{Arbiter, Priority};
 use crate::host::command::CommandSpec;
-use crate::host::LiveEvent;
+use crate::host::{JobSlot, LiveEvent};
+use crate::metrics::jobs::JobMetrics;
 use crate::observe::Context;
 use crate::sim::report::Report;
 use crate::sim::scenario::Scenario;
@@ -42,6 +53,13 @@ pub struct LiveSimulation {
     completions: Vec<LiveCompletion>,
     /// Commands handed in and not completed.
     outstanding: u64,
+    /// The submission queues opened ([`LiveSimulation::open_queue`]): class and whether in use.
+    queues: Vec<(Priority, bool)>,
+}
+
+/// Name of submission queue `index` in the report's jobs.
+fn queue_name(index: usize) -> String {
+    format!("sq{index}")
 }
 
 impl LiveSimulation {
@@ -69,7 +87,64 @@ impl LiveSimulation {
             tags: Vec::new(),
             completions: Vec::new(),
             outstanding: 0,
+            queues: Vec::new(),
         })
+    }
+
+    /// Opens a submission queue of class `priority` and returns it (see the module
+    /// documentation): a closed queue of the same class if there is one, else a new one; the
+    /// second queue brings in the arbiter.
+    pub fn open_queue(&mut self, priority: Priority) -> u32 {
+        if let Some(index) = self.queues.iter().position(|&(class, open)| !open && class == priority) {
+            self.queues[index].1 = true;
+            return index as u32;
+        }
+        let index = self.queues.len();
+        self.queues.push((priority, true));
+        let simulation = &mut self.simulation;
+        let metrics = &mut simulation.observers.metrics;
+        if index == 0 {
+            // The host's one queue of a live session becomes the first submission queue.
+            metrics.jobs[0].rename(&queue_name(0));
+            return 0;
+        }
+        let config = &simulation.scenario.host;
+        let host = &mut simulation.host;
+        host.jobs.push(JobSlot {
+            queue_depth: config.queue_depth,
+            outstanding: 0,
+            done: false,
+        });
+        host.queue_depth = host.queue_depth.saturating_add(config.queue_depth);
+        let mut job = JobMetrics::new(&queue_name(index), config.queue_depth);
+        job.start_at(metrics.start);
+        metrics.jobs.push(job);
+        match simulation.controller.arbiter.as_deref_mut() {
+            Some(arbiter) => {
+                arbiter.add_queue(priority);
+            }
+            None => {
+                let classes: Vec<Priority> = self.queues.iter().map(|&(class, _)| class).collect();
+                simulation.controller.arbiter = Some(Box::new(Arbiter::new(
+                    config.arbitration,
+                    config.arbitration_burst,
+                    [config.weight_high, config.weight_medium, config.weight_low],
+                    &classes,
+                )));
+            }
+        }
+        for (job, &(class, _)) in metrics.jobs.iter_mut().zip(&self.queues) {
+            job.priority = Some(class.name());
+        }
+        index as u32
+    }
+
+    /// The caller of submission queue `queue` is gone: the queue may serve the next caller of
+    /// its class (its commands in flight still complete).
+    pub fn close_queue(&mut self, queue: u32) {
+        if let Some(entry) = self.queues.get_mut(queue as usize) {
+            entry.1 = false;
+        }
     }
 
     /// The simulated time reached.
@@ -119,6 +194,16 @@ impl LiveSimulation {
     /// Hands in `command` arriving at `at` (at the earliest the time reached: the simulation
     /// first handles every event up to `at`); its completion will carry `tag`.
     pub fn submit(&mut self, at: Time, command: CommandSpec, tag: u64) {
+        self.submit_to(0, at, command, tag);
+    }
+
+    /// As [`LiveSimulation::submit`], on submission queue `queue` (from
+    /// [`LiveSimulation::open_queue`]; 0 without one).
+    pub fn submit_to(&mut self, queue: u32, at: Time, command: CommandSpec, tag: u64) {
+        assert!(
+            (queue as usize) < self.simulation.host.jobs.len(),
+            "submission queue {queue} was not opened"
+        );
         self.advance_to(at);
         let simulation = &mut self.simulation;
         simulation.now = simulation.now.max(at);
@@ -129,9 +214,13 @@ impl LiveSimulation {
             events: &mut simulation.events,
             observers: &mut simulation.observers,
         };
-        simulation
-            .host
-            .on_live_arrival(command, &mut simulation.controller, &mut simulation.workload, &mut cx);
+        simulation.host.on_live_arrival(
+            command,
+            queue,
+            &mut simulation.controller,
+            &mut simulation.workload,
+            &mut cx,
+        );
         self.collect();
     }
 

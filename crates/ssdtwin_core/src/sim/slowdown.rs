@@ -7,7 +7,9 @@
 //! Each alone run is the scenario with that one flow: the same seed and drive keys, so the same
 //! preconditioned drive (preconditioning is deterministic), the same arbitration (a single queue
 //! is never arbitrated), and as many commands as the flow completed when shared (or the same
-//! `workload.duration` when the shared run ended by time).
+//! `workload.duration` when the shared run ended by time; a flow with an `io_count` of its own
+//! issues that count). An fio job file's jobs are its flows: each alone run is the file with
+//! that one job (`workload.fio.only_job`), which ends where the job says.
 
 use super::report::Report;
 use super::scenario::Scenario;
@@ -33,21 +35,31 @@ pub(super) fn add_slowdowns(
     report: &mut Report,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(), RunError> {
-    let flows = &scenario.workload.flows;
-    if flows.len() < 2 {
+    let fio = scenario.workload.kind == crate::workload::params::WorkloadKind::Fio;
+    let count = if fio {
+        report.workload.jobs.len()
+    } else {
+        scenario.workload.flows.len()
+    };
+    if count < 2 {
         return Ok(());
     }
     let mut slowdowns = Vec::new();
-    for (index, flow) in flows.iter().enumerate() {
+    for index in 0..count {
         let shared = &report.workload.jobs[index];
         let mut alone = scenario.clone();
         alone.report.flow_slowdown = false;
-        let mut only = flow.clone();
-        only.name = Some(flow.name(index));
-        alone.workload.flows = vec![only];
-        if scenario.workload.io_count > 0 {
-            alone.workload.io_count = commands(shared).max(1);
-            alone.workload.duration = crate::base::time::Duration::ZERO;
+        if fio {
+            alone.workload.fio.only_job = Some(index as u32);
+        } else {
+            let flow = &scenario.workload.flows[index];
+            let mut only = flow.clone();
+            only.name = Some(flow.name(index));
+            alone.workload.flows = vec![only];
+            if scenario.workload.io_count > 0 && flow.io_count.is_none() {
+                alone.workload.io_count = commands(shared).max(1);
+                alone.workload.duration = crate::base::time::Duration::ZERO;
+            }
         }
         let alone_report = Simulation::new(&alone)?.run(progress)?;
         let slowdown = match (mean_latency_ns(shared), mean_latency_ns(&alone_report.workload.jobs[0])) {
@@ -57,7 +69,7 @@ pub(super) fn add_slowdowns(
         report.workload.jobs[index].slowdown = slowdown;
         slowdowns.extend(slowdown);
     }
-    if slowdowns.len() == flows.len() {
+    if slowdowns.len() == count {
         let min = slowdowns.iter().copied().fold(f64::INFINITY, f64::min);
         let max = slowdowns.iter().copied().fold(0.0, f64::max);
         report.workload.fairness = Some(min / max);

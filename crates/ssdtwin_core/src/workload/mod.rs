@@ -32,8 +32,8 @@ pub enum Pacing {
 #[derive(Debug)]
 pub enum Source {
     Synthetic(synthetic::Synthetic),
-    /// Several synthetic flows (`workload.flows`), one job each.
-    Flows(Vec<synthetic::Synthetic>),
+    /// Several flows (`workload.flows`), one job each.
+    Flows(Vec<flows::FlowSource>),
     Trace(trace::TraceSource),
     Fio(fio::FioWorkload),
     Iiot(iiot::Iiot),
@@ -75,7 +75,13 @@ impl Source {
                     config.fio.ignore_unsupported,
                 )
                 .map_err(|message| ConfigError::new("workload.fio.job", message))?;
-                Source::Fio(fio::FioWorkload::new(file, unit_bytes, seed))
+                let mut workload = fio::FioWorkload::new(file, unit_bytes, seed);
+                if let Some(only) = config.fio.only_job {
+                    workload
+                        .keep_only(only as usize)
+                        .map_err(|message| ConfigError::new("workload.fio.only_job", message))?;
+                }
+                Source::Fio(workload)
             }
             WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
         })
@@ -130,7 +136,7 @@ impl Source {
     pub fn next(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         Ok(match self {
             Source::Synthetic(synthetic) => Some((synthetic.next_command(), 0, None)),
-            Source::Flows(flows) => Some((flows[job as usize].next_command(), job, None)),
+            Source::Flows(flows) => flows[job as usize].next_command()?.map(|command| (command, job, None)),
             Source::Trace(trace) => trace
                 .next_request()?
                 .map(|(arrival, command)| (command, 0, Some(arrival))),

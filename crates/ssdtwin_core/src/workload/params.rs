@@ -173,13 +173,29 @@ impl Default for WorkloadConfig {
     }
 }
 
-/// One flow: a synthetic workload with its own submission queue. Keys left out are those of
-/// `[workload]`.
+/// One flow: a workload with its own submission queue (synthetic, a trace replayed or the IIoT
+/// generator, closed loop at its queue depth). Keys left out are those of `[workload]`.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct FlowConfig {
     /// Name in the report (default `flow0`, `flow1`, ... by position).
     pub name: Option<String>,
+    /// What the flow runs: `synthetic` (default; the synthetic keys below and of `[workload]`),
+    /// `trace` (the flow's `[workload.flows.trace]` table, replayed as fast as possible at its
+    /// queue depth) or `iiot` (its `[workload.flows.iiot]` table, as fast as possible). An fio
+    /// job file is not a flow: its jobs are the flows (`workload.kind = "fio"`).
+    pub kind: Option<WorkloadKind>,
+    /// Commands this flow issues; it stops after them, and the run ends when every flow has
+    /// stopped (or at `workload.duration`). When every flow sets it, `workload.io_count` is not
+    /// used; flows without it run until `workload.io_count` commands over all flows
+    /// [commands]. Default: no count of its own.
+    pub io_count: Option<u64>,
+    /// The trace of a `kind = "trace"` flow (the keys of `[workload.trace]`; `replay` must be
+    /// `as_fast_as_possible`).
+    pub trace: Option<TraceConfig>,
+    /// The generator of a `kind = "iiot"` flow (the keys of `[workload.iiot]`; `replay` must be
+    /// `as_fast_as_possible`).
+    pub iiot: Option<IiotConfig>,
     /// Commands the flow keeps in flight: in its submission queue and in the drive
     /// [commands]. Default `host.queue_depth`.
     pub queue_depth: Option<u32>,
@@ -334,6 +350,10 @@ pub struct FioConfig {
     pub job: String,
     /// Options outside the supported subset are warnings in the report instead of errors.
     pub ignore_unsupported: bool,
+    /// Run only the job at this position of the file (0 first, counting the copies `numjobs`
+    /// makes), on its own random stream as in the whole file; the alone runs of
+    /// `report.flow_slowdown` use it. Default: every job.
+    pub only_job: Option<u32>,
 }
 
 /// `[workload.iiot]`: sensor records ingested in batches plus analytic range reads, in the spirit

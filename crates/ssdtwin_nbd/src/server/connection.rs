@@ -13,8 +13,9 @@ use crate::protocol;
 
 /// One connection: the handshake, then its requests to the drive's thread until it ends.
 pub(super) fn connection(mut stream: Connection, export: Export, client: u64, hub: Arc<Hub>) {
-    match handshake(&mut stream, export, client) {
-        Ok(Some(())) => {}
+    let default = hub.default_class;
+    let class = match handshake(&mut stream, export, client, default) {
+        Ok(Some(class)) => class,
         Ok(None) => return,
         Err(error) => {
             log(&format!(
@@ -22,7 +23,7 @@ pub(super) fn connection(mut stream: Connection, export: Export, client: u64, hu
             ));
             return;
         }
-    }
+    };
     let writer = match stream.try_clone() {
         Ok(writer) => writer,
         Err(error) => {
@@ -30,7 +31,7 @@ pub(super) fn connection(mut stream: Connection, export: Export, client: u64, hu
             return;
         }
     };
-    if !hub.deliver(Message::Connected { client, writer }) {
+    if !hub.deliver(Message::Connected { client, writer, class }) {
         return;
     }
     let mut reader = BufReader::with_capacity(
@@ -79,6 +80,7 @@ pub(super) fn connection(mut stream: Connection, export: Export, client: u64, hu
             client,
             request,
             payload,
+            received: std::time::Instant::now(),
         }) || disconnect
         {
             return;

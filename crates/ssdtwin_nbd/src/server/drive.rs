@@ -14,11 +14,14 @@ use std::time::Instant;
 
 use ssdtwin_core::base::time::Time;
 use ssdtwin_core::host::command::CommandSpec;
+use ssdtwin_core::host::params::Priority;
 use ssdtwin_core::sim::live::{LiveCompletion, LiveSimulation};
 use ssdtwin_core::RunError;
 
+use super::counts::{Counts, Transport};
 use super::options::{log, Export, Pace, ServeOptions};
 use super::plan::{plan, Kind};
+use super::replies::Done;
 use super::stream::Connection;
 use super::versions::Versions;
 use crate::protocol::{self, Command, Request};
@@ -29,40 +32,29 @@ pub(super) enum Message {
     Connected {
         client: u64,
         writer: Connection,
+        /// The priority class of its submission queue (the export it chose).
+        class: Priority,
     },
     Request {
         client: u64,
         request: Request,
         payload: Vec<u8>,
+        /// When it was read off the socket.
+        received: Instant,
     },
     Closed {
         client: u64,
     },
 }
 
-/// Requests a connection sent, by kind.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Counts {
-    pub(super) reads: u64,
-    pub(super) writes: u64,
-    pub(super) trims: u64,
-    pub(super) flushes: u64,
-    /// Refused with an error.
-    pub(super) refused: u64,
-    /// Most requests it had in flight at once.
-    pub(super) most_in_flight: u32,
-}
-
-impl Counts {
-    /// Requests it sent (but `NBD_CMD_DISC`).
-    pub(super) fn total(&self) -> u64 {
-        self.reads + self.writes + self.trims + self.flushes + self.refused
-    }
-}
-
 /// A connected client, one submission queue, as the drive's thread sees it.
 pub(super) struct Client {
     pub(super) writer: BufWriter<Connection>,
+    /// Its submission queue in the model (`LiveSimulation::open_queue`), opened with its first
+    /// request that reaches the model (a client that never sends one costs no queue), and the
+    /// queue's class.
+    pub(super) queue: Option<u32>,
+    class: Priority,
     /// Requests received and not yet answered.
     pub(super) in_flight: u32,
     /// Most requests it had in flight since the drive last waited for it in vain.
@@ -80,7 +72,7 @@ pub(super) struct Client {
     /// It sent `NBD_CMD_DISC`: closed once its requests are answered.
     pub(super) disconnecting: bool,
     /// Replies written and not yet flushed.
-    unflushed: bool,
+    pub(super) unflushed: bool,
     /// Its socket failed: replies are dropped.
     pub(super) broken: bool,
     pub(super) counts: Counts,
@@ -101,17 +93,22 @@ impl Client {
 
 /// A request waiting for the model.
 pub(super) struct Waiting {
-    client: u64,
-    handle: u64,
-    read: bool,
-    offset: u64,
-    length: u32,
+    pub(super) client: u64,
+    /// The client's submission queue.
+    pub(super) queue: u32,
+    pub(super) handle: u64,
+    pub(super) read: bool,
+    pub(super) offset: u64,
+    pub(super) length: u32,
     /// Model commands of the current stage not yet completed.
-    remaining: u32,
+    pub(super) remaining: u32,
     /// The second stage (a read-modify-write's writes), submitted once the first is done.
-    then: Vec<CommandSpec>,
+    pub(super) then: Vec<CommandSpec>,
     /// Units written, for the durable versions.
-    written: Vec<(u32, u32)>,
+    pub(super) written: Vec<(u32, u32)>,
+    /// When it was read off the socket, and its simulated arrival.
+    pub(super) received: Instant,
+    pub(super) arrived: Time,
 }
 
 /// The drive's side of the server.
@@ -125,8 +122,12 @@ pub(super) struct Drive {
     next_tag: u64,
     started: Instant,
     pub(super) trace: Option<BufWriter<std::fs::File>>,
-    completions: Vec<LiveCompletion>,
-    read_buffer: Vec<u8>,
+    pub(super) completions: Vec<LiveCompletion>,
+    pub(super) read_buffer: Vec<u8>,
+    /// Real pace: the server's transport per request, measured and subtracted.
+    pub(super) transport: Transport,
+    /// Real pace: replies held until their request's simulated arrival (`replies.rs`).
+    pub(super) held: Vec<Done>,
     /// Requests received.
     pub(super) received: u64,
     /// Requests answered.
@@ -174,6 +175,8 @@ impl Drive {
             trace,
             completions: Vec::new(),
             read_buffer: Vec::new(),
+            transport: Transport::default(),
+            held: Vec::new(),
             received: 0,
             answered: 0,
             waits_timed_out: 0,
@@ -186,6 +189,31 @@ impl Drive {
             had_client: false,
             versions,
             gone: Vec::new(),
+        }
+    }
+
+    /// `client`'s submission queue, opened now if it has none yet.
+    fn queue_of(&mut self, client: u64) -> u32 {
+        let Some(state) = self.clients.get_mut(&client) else {
+            return 0;
+        };
+        if let Some(queue) = state.queue {
+            return queue;
+        }
+        let queue = self.live.open_queue(state.class);
+        state.queue = Some(queue);
+        state.counts.queue = Some(queue);
+        log(&format!(
+            "client {client}: submission queue sq{queue}, class {}",
+            state.class.name()
+        ));
+        queue
+    }
+
+    /// A client is gone: its queue may serve the next client of its class.
+    pub(super) fn close_queue(&mut self, state: &Client) {
+        if let Some(queue) = state.queue {
+            self.live.close_queue(queue);
         }
     }
 
@@ -203,13 +231,15 @@ impl Drive {
 
     pub(super) fn handle(&mut self, message: Message) {
         match message {
-            Message::Connected { client, writer } => {
+            Message::Connected { client, writer, class } => {
                 log(&format!("client {client}: connected"));
                 self.had_client = true;
                 self.clients.insert(
                     client,
                     Client {
                         writer: BufWriter::with_capacity(1 << 16, writer),
+                        queue: None,
+                        class,
                         in_flight: 0,
                         high_water: 0,
                         lull: false,
@@ -218,13 +248,17 @@ impl Drive {
                         disconnecting: false,
                         unflushed: false,
                         broken: false,
-                        counts: Counts::default(),
+                        counts: Counts {
+                            class: class.name(),
+                            ..Counts::default()
+                        },
                     },
                 );
             }
             Message::Closed { client } => {
                 if let Some(state) = self.clients.remove(&client) {
                     state.writer.get_ref().shutdown();
+                    self.close_queue(&state);
                     self.gone.push((client, state.counts));
                     log(&format!("client {client}: closed"));
                 }
@@ -233,7 +267,8 @@ impl Drive {
                 client,
                 request,
                 payload,
-            } => self.request(client, request, &payload),
+                received,
+            } => self.request(client, request, &payload, received),
         }
     }
 
@@ -257,7 +292,7 @@ impl Drive {
         }
     }
 
-    fn request(&mut self, client: u64, request: Request, payload: &[u8]) {
+    fn request(&mut self, client: u64, request: Request, payload: &[u8], read_at: Instant) {
         let received = self.received;
         self.received += 1;
         let Some(state) = self.clients.get(&client) else {
@@ -296,34 +331,63 @@ impl Drive {
             }
             Command::Flush => {
                 counts.flushes += 1;
-                self.submit(client, request.handle, Kind::Flush, 0, 0, payload);
+                self.submit(client, (request.handle, read_at), Kind::Flush, 0, 0, payload);
             }
             Command::Trim { .. } => {
                 counts.trims += 1;
-                self.submit(client, request.handle, Kind::Trim, offset, length, payload);
+                self.submit(client, (request.handle, read_at), Kind::Trim, offset, length, payload);
             }
             Command::WriteZeroes { .. } if request.flags & protocol::CMD_FLAG_NO_HOLE == 0 => {
                 // The server may punch holes: the drive deallocates, as for a TRIM.
                 counts.trims += 1;
-                self.submit(client, request.handle, Kind::Deallocate, offset, length, payload);
+                self.submit(
+                    client,
+                    (request.handle, read_at),
+                    Kind::Deallocate,
+                    offset,
+                    length,
+                    payload,
+                );
             }
             Command::WriteZeroes { fua } => {
                 counts.writes += 1;
-                self.submit(client, request.handle, Kind::Write(fua), offset, length, payload);
+                self.submit(
+                    client,
+                    (request.handle, read_at),
+                    Kind::Write(fua),
+                    offset,
+                    length,
+                    payload,
+                );
             }
             Command::Write { fua } => {
                 counts.writes += 1;
-                self.submit(client, request.handle, Kind::Write(fua), offset, length, payload);
+                self.submit(
+                    client,
+                    (request.handle, read_at),
+                    Kind::Write(fua),
+                    offset,
+                    length,
+                    payload,
+                );
             }
             Command::Read => {
                 counts.reads += 1;
-                self.submit(client, request.handle, Kind::Read, offset, length, payload);
+                self.submit(client, (request.handle, read_at), Kind::Read, offset, length, payload);
             }
         }
     }
 
     /// Applies a request to the store and hands its commands to the model (`plan`).
-    fn submit(&mut self, client: u64, handle: u64, kind: Kind, offset: u64, length: u32, payload: &[u8]) {
+    fn submit(
+        &mut self,
+        client: u64,
+        (handle, received): (u64, Instant),
+        kind: Kind,
+        offset: u64,
+        length: u32,
+        payload: &[u8],
+    ) {
         let at = self.arrival();
         let plan = plan(kind, offset, u64::from(length), self.live.unit_bytes());
         // The store first: the durable versions keep what a write is about to replace.
@@ -372,6 +436,7 @@ impl Drive {
         }
         let tag = self.next_tag;
         self.next_tag += 1;
+        let queue = self.queue_of(client);
         let (now, then) = if plan.reads_first.is_empty() {
             (plan.commands, Vec::new())
         } else {
@@ -382,6 +447,7 @@ impl Drive {
             tag,
             Waiting {
                 client,
+                queue,
                 handle,
                 read: kind == Kind::Read,
                 offset,
@@ -389,106 +455,16 @@ impl Drive {
                 remaining: now.len() as u32,
                 then,
                 written: plan.written,
+                received,
+                arrived: at,
             },
         );
         for command in now {
-            self.live.submit(at, command, tag);
+            self.live.submit_to(queue, at, command, tag);
         }
         if let Some(versions) = &mut self.versions {
             versions.prune_if_grown(&self.live);
         }
         self.answer_completions();
-    }
-
-    fn answered_written(&mut self, written: &[(u32, u32)]) {
-        if let Some(versions) = &mut self.versions {
-            for &(first, end) in written {
-                versions.write_answered(first, end);
-            }
-        }
-    }
-
-    /// Replies to the requests whose last command completed.
-    pub(super) fn answer_completions(&mut self) {
-        let mut completions = std::mem::take(&mut self.completions);
-        self.live.take_completions(&mut completions);
-        for completion in completions.drain(..) {
-            let Some(waiting) = self.waiting.get_mut(&completion.tag) else {
-                continue;
-            };
-            waiting.remaining -= 1;
-            if waiting.remaining > 0 {
-                continue;
-            }
-            if !waiting.then.is_empty() {
-                // The read-modify-write's reads are done: its writes go in now.
-                let then = std::mem::take(&mut waiting.then);
-                waiting.remaining = then.len() as u32;
-                let at = self.live.now();
-                for command in then {
-                    self.live.submit(at, command, completion.tag);
-                }
-                // Their completions, if any came at once, are taken at the next call.
-                continue;
-            }
-            let waiting = self.waiting.remove(&completion.tag).expect("present");
-            self.answered_written(&waiting.written);
-            let range = waiting.read.then_some((waiting.offset, waiting.length));
-            self.reply(waiting.client, waiting.handle, 0, range);
-        }
-        self.completions = completions;
-    }
-
-    /// Writes a simple reply (with the data of `read` on success) to `client`'s buffer.
-    fn reply(&mut self, client: u64, handle: u64, error: u32, read: Option<(u64, u32)>) {
-        self.answered += 1;
-        let Some(state) = self.clients.get_mut(&client) else {
-            return;
-        };
-        state.in_flight -= 1;
-        if state.in_flight == 0 {
-            state.answered_at = self.received;
-        }
-        if !state.broken {
-            let mut result = state.writer.write_all(&protocol::simple_reply(error, handle));
-            if let (Some((offset, length)), true) = (read, result.is_ok()) {
-                self.read_buffer.resize(length as usize, 0);
-                self.store.read(offset, &mut self.read_buffer);
-                result = state.writer.write_all(&self.read_buffer);
-            }
-            state.unflushed = true;
-            if let Err(error) = result {
-                log(&format!("client {client}: reply lost: {error}; closing"));
-                state.broken = true;
-                state.writer.get_ref().shutdown();
-            }
-        }
-        self.close_if_done(client);
-    }
-
-    /// Closes a client that asked to disconnect once it has all its replies.
-    fn close_if_done(&mut self, client: u64) {
-        if let Some(state) = self.clients.get(&client) {
-            if state.disconnecting && state.in_flight == 0 {
-                let mut state = self.clients.remove(&client).expect("present");
-                let _ = state.writer.flush();
-                state.writer.get_ref().shutdown();
-                self.gone.push((client, state.counts));
-                log(&format!("client {client}: disconnected"));
-            }
-        }
-    }
-
-    pub(super) fn flush_replies(&mut self) {
-        for (client, state) in &mut self.clients {
-            if state.unflushed && !state.broken {
-                state.unflushed = false;
-                if let Err(error) = state.writer.flush() {
-                    log(&format!("client {client}: replies lost: {error}; closing"));
-                    state.broken = true;
-                    state.writer.get_ref().shutdown();
-                }
-            }
-        }
     }
 }

@@ -4,13 +4,25 @@
 
 use std::io::{Read, Write};
 
-use super::options::{log, Export, EXPORT_NAME};
+use ssdtwin_core::host::params::Priority;
+
+use super::options::{export_class, log, Export, CLASS_EXPORTS, EXPORT_NAME};
 use super::stream::Connection;
 use crate::protocol;
 
-/// Runs the option haggling; `Some(())` once the client entered transmission, `None` when it
-/// ended the session (or broke the protocol: logged).
-pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) -> std::io::Result<Option<()>> {
+/// Why an export name is refused: the names served.
+const UNKNOWN_EXPORT: &str =
+    "no such export; exports: ssdtwin (or the empty name: the session's default class), urgent, high, medium, low";
+
+/// Runs the option haggling; `Some(class)` once the client entered transmission (the priority
+/// class of the export it chose, `default` for the default export), `None` when it ended the
+/// session (or broke the protocol: logged).
+pub(super) fn handshake(
+    stream: &mut Connection,
+    export: Export,
+    client: u64,
+    default: Priority,
+) -> std::io::Result<Option<Priority>> {
     stream.write_all(&protocol::greeting())?;
     let mut flags = [0u8; 4];
     stream.read_exact(&mut flags)?;
@@ -24,7 +36,6 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
     let reply = |stream: &mut Connection, option: u32, kind: u32, data: &[u8]| {
         stream.write_all(&protocol::option_reply(option, kind, data))
     };
-    let known = |name: &str| name.is_empty() || name == EXPORT_NAME;
     loop {
         let mut header = [0u8; 16];
         stream.read_exact(&mut header)?;
@@ -43,19 +54,23 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
         stream.read_exact(&mut data)?;
         match option {
             protocol::OPT_EXPORT_NAME => {
-                match protocol::parse_name(&data) {
-                    Ok(name) if known(&name) => {}
-                    Ok(name) => {
-                        log(&format!("client {client}: unknown export `{name}`; closing"));
-                        return Ok(None);
-                    }
+                let class = match protocol::parse_name(&data) {
+                    Ok(name) => match export_class(&name, default) {
+                        Some(class) => class,
+                        None => {
+                            log(&format!(
+                                "client {client}: unknown export `{name}` ({UNKNOWN_EXPORT}); closing"
+                            ));
+                            return Ok(None);
+                        }
+                    },
                     Err(error) => {
                         log(&format!("client {client}: {error}; closing"));
                         return Ok(None);
                     }
-                }
+                };
                 stream.write_all(&protocol::export_name_reply(export.size, Export::flags(), no_zeroes))?;
-                return Ok(Some(()));
+                return Ok(Some(class));
             }
             protocol::OPT_ABORT => {
                 reply(stream, option, protocol::REP_ACK, &[])?;
@@ -66,12 +81,9 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
                     reply(stream, option, protocol::REP_ERR_INVALID, b"NBD_OPT_LIST has no data")?;
                     continue;
                 }
-                reply(
-                    stream,
-                    option,
-                    protocol::REP_SERVER,
-                    &protocol::server_entry(EXPORT_NAME),
-                )?;
+                for name in std::iter::once(EXPORT_NAME).chain(CLASS_EXPORTS.iter().map(|(name, _)| *name)) {
+                    reply(stream, option, protocol::REP_SERVER, &protocol::server_entry(name))?;
+                }
                 reply(stream, option, protocol::REP_ACK, &[])?;
             }
             protocol::OPT_INFO | protocol::OPT_GO => {
@@ -83,10 +95,13 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
                         continue;
                     }
                 };
-                if !known(&name) {
-                    reply(stream, option, protocol::REP_ERR_UNKNOWN, b"no such export")?;
+                let Some(class) = export_class(&name, default) else {
+                    log(&format!(
+                        "client {client}: unknown export `{name}` refused ({UNKNOWN_EXPORT})"
+                    ));
+                    reply(stream, option, protocol::REP_ERR_UNKNOWN, UNKNOWN_EXPORT.as_bytes())?;
                     continue;
-                }
+                };
                 reply(
                     stream,
                     option,
@@ -101,7 +116,8 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
                     &protocol::info_block_size(export.sizes),
                 )?;
                 if requests.contains(&protocol::INFO_NAME) {
-                    let info = protocol::info_text(protocol::INFO_NAME, EXPORT_NAME);
+                    let info =
+                        protocol::info_text(protocol::INFO_NAME, if name.is_empty() { EXPORT_NAME } else { &name });
                     reply(stream, option, protocol::REP_INFO, &info)?;
                 }
                 if requests.contains(&protocol::INFO_DESCRIPTION) {
@@ -110,7 +126,7 @@ pub(super) fn handshake(stream: &mut Connection, export: Export, client: u64) ->
                 }
                 reply(stream, option, protocol::REP_ACK, &[])?;
                 if option == protocol::OPT_GO {
-                    return Ok(Some(()));
+                    return Ok(Some(class));
                 }
             }
             protocol::OPT_STARTTLS => {

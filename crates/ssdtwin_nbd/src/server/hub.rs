@@ -70,6 +70,7 @@ impl Drive {
         while self.live.outstanding() > 0 && self.live.step()? {
             self.answer_completions();
         }
+        self.send_held(true);
         self.flush_replies();
         Ok(())
     }
@@ -80,6 +81,8 @@ pub(super) struct Hub {
     pub(super) drive: Mutex<Drive>,
     /// Real pace: a request came, the calling thread recomputes its wait.
     pub(super) woken: Condvar,
+    /// Priority class of a connection to the default export.
+    pub(super) default_class: ssdtwin_core::host::params::Priority,
 }
 
 impl Hub {

@@ -37,6 +37,7 @@
 //! calling thread's loop and the report).
 
 mod connection;
+mod counts;
 mod drive;
 mod handshake;
 mod hub;
@@ -44,12 +45,13 @@ mod listen;
 mod options;
 mod plan;
 mod power;
+mod replies;
 mod session;
 mod stream;
 mod versions;
 
 pub use options::{
-    Pace, ServeError, ServeOptions, EXPORT_NAME, LOCKSTEP_WAIT, MAX_COMMAND_BYTES, MAX_IN_FLIGHT, MAX_PAYLOAD,
-    MIN_BLOCK,
+    parse_class, Pace, ServeError, ServeOptions, CLASS_EXPORTS, EXPORT_NAME, LOCKSTEP_WAIT, MAX_COMMAND_BYTES,
+    MAX_IN_FLIGHT, MAX_PAYLOAD, MIN_BLOCK,
 };
 pub use session::serve;

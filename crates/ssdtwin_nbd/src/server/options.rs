@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration as WallDuration;
 
 use ssdtwin_core::base::time::Duration;
+use ssdtwin_core::host::params::Priority;
 use ssdtwin_core::RunError;
 
 use crate::protocol::{self, BlockSizes};
@@ -30,8 +31,39 @@ pub const LOCKSTEP_WAIT: WallDuration = WallDuration::from_millis(20);
 /// Requests one client may have in flight; past it the model runs before more are read, so a
 /// client pipelining without end does not grow the server's memory.
 pub const MAX_IN_FLIGHT: u32 = 1024;
-/// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too.
+/// Export name listed by `NBD_OPT_LIST`; the default (empty) name is accepted too. Both give a
+/// connection the session's default class ([`ServeOptions::class`]); the exports named after a
+/// class ([`CLASS_EXPORTS`]) give it that class.
 pub const EXPORT_NAME: &str = "ssdtwin";
+/// Exports that choose a connection's priority class by name (`nbd+unix:///urgent?socket=...`,
+/// `nbd-client -N low`): the same drive, a submission queue of that class.
+pub const CLASS_EXPORTS: [(&str, Priority); 4] = [
+    ("urgent", Priority::Urgent),
+    ("high", Priority::High),
+    ("medium", Priority::Medium),
+    ("low", Priority::Low),
+];
+
+/// A priority class by name (`urgent`, `high`, `medium`, `low`), or an error naming `what` and the
+/// allowed names.
+pub fn parse_class(name: &str, what: &str) -> Result<Priority, String> {
+    CLASS_EXPORTS
+        .iter()
+        .find(|(class, _)| *class == name)
+        .map(|&(_, priority)| priority)
+        .ok_or_else(|| format!("{what} `{name}`: allowed: urgent, high, medium, low"))
+}
+
+/// The class of a connection that asked for export `name`, if the name is one of the server's.
+pub(super) fn export_class(name: &str, default: Priority) -> Option<Priority> {
+    if name.is_empty() || name == EXPORT_NAME {
+        return Some(default);
+    }
+    CLASS_EXPORTS
+        .iter()
+        .find(|(class, _)| *class == name)
+        .map(|&(_, priority)| priority)
+}
 
 /// How replies are paced; see the module documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +88,9 @@ pub struct ServeOptions {
     pub record_trace: Option<PathBuf>,
     /// Cut the power once the simulation reaches this simulated time.
     pub power_loss_at: Option<Duration>,
+    /// Priority class of a connection to the default export (`ssdtwin` or the empty name); one
+    /// to an export named after a class has that class. Used by `host.arbitration`.
+    pub class: Priority,
 }
 
 /// Why the server could not start or stopped with an error.

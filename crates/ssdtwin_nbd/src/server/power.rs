@@ -38,6 +38,9 @@ impl Drive {
         self.flush_replies();
         for (client, state) in self.clients.drain() {
             state.writer.get_ref().shutdown();
+            if let Some(queue) = state.queue {
+                self.live.close_queue(queue);
+            }
             self.gone.push((client, state.counts));
             log(&format!("client {client}: dropped by the power loss"));
         }
@@ -59,13 +62,28 @@ impl Drive {
             self.versions.as_ref().map_or(0, |versions| versions.len())
         ));
         let mut connections: Vec<_> = self.gone.drain(..).collect();
-        connections.extend(self.clients.iter().map(|(&client, state)| (client, state.counts)));
+        connections.extend(
+            self.clients
+                .iter()
+                .map(|(&client, state)| (client, state.counts.clone())),
+        );
         connections.sort_by_key(|&(client, _)| client);
         for (client, counts) in connections {
             log(&format!(
-                "client {client}: {} reads, {} writes, {} trims, {} flushes, {} refused; at most {} in flight",
-                counts.reads, counts.writes, counts.trims, counts.flushes, counts.refused, counts.most_in_flight
+                "client {client}: {} reads, {} writes, {} trims, {} flushes, {} refused; at most {} in flight; \
+                 {}; {}",
+                counts.reads,
+                counts.writes,
+                counts.trims,
+                counts.flushes,
+                counts.refused,
+                counts.most_in_flight,
+                counts.queue_text(),
+                counts.latency_text()
             ));
+        }
+        if self.pace == super::options::Pace::Real {
+            log(&self.transport.text());
         }
     }
 }

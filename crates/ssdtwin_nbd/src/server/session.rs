@@ -8,7 +8,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration as WallDuration, Instant};
 
-use ssdtwin_core::base::time::Duration;
+use ssdtwin_core::base::time::Time;
 use ssdtwin_core::sim::live::LiveSimulation;
 use ssdtwin_core::{Report, RunError, Scenario};
 
@@ -59,6 +59,7 @@ pub fn serve(
     let hub = Arc::new(Hub {
         drive: Mutex::new(Drive::new(live, export, options, trace)),
         woken: Condvar::new(),
+        default_class: options.class,
     });
     let stopping = Arc::new(AtomicBool::new(false));
     let acceptors = listen(options, export, &hub, &stopping)?;
@@ -128,15 +129,26 @@ fn run_loop(hub: &Hub, options: &ServeOptions, stop: &mut dyn FnMut() -> bool) -
                 thread::sleep(TICK);
             }
             Pace::Real => {
+                // The model runs ahead of the wall clock by the transport estimate, so a reply
+                // leaves that much before its simulated completion (`counts::Transport`).
                 let now = drive.wall_time();
-                drive.live.advance_to(now);
+                let ahead = Time::from_nanos(now.as_nanos() + drive.transport.estimate.as_nanos());
+                drive.live.advance_to(ahead);
                 drive.answer_completions();
+                drive.send_held(false);
                 drive.check_power_loss();
                 drive.flush_replies();
-                let wait = match drive.live.next_event_time() {
-                    Some(next) if next > now => {
-                        WallDuration::from_nanos(Duration::from_nanos(next.as_nanos() - now.as_nanos()).as_nanos())
-                            .min(STOP_POLL)
+                let next_event = drive
+                    .live
+                    .next_event_time()
+                    .map(|next| next.as_nanos().saturating_sub(drive.transport.estimate.as_nanos()));
+                let next = match (next_event, drive.next_held().map(Time::as_nanos)) {
+                    (Some(event), Some(held)) => Some(event.min(held)),
+                    (event, held) => event.or(held),
+                };
+                let wait = match next {
+                    Some(next) if next > now.as_nanos() => {
+                        WallDuration::from_nanos(next - now.as_nanos()).min(STOP_POLL)
                     }
                     Some(_) => continue,
                     None => STOP_POLL,

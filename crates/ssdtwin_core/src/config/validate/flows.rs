@@ -30,7 +30,8 @@ pub(super) fn arbitration(host: &HostConfig) -> Result<(), ConfigError> {
     Ok(())
 }
 
-/// Checks `[[workload.flows]]`: synthetic closed-loop workloads, a queue depth each, classes
+/// Checks `[[workload.flows]]`: closed-loop workloads (synthetic, traces and IIoT replayed as fast
+/// as possible), a queue depth and an optional command count each, classes
 /// other than `medium` only with weighted round robin, and each flow's workload keys.
 pub(super) fn flows(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlConfig) -> Result<(), ConfigError> {
     if workload.flows.is_empty() {
@@ -55,6 +56,7 @@ pub(super) fn flows(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlConfi
         "at most 256 flows",
     )?;
     for (index, flow) in workload.flows.iter().enumerate() {
+        crate::workload::flows::check(flow, index)?;
         if let Some(depth) = flow.queue_depth {
             check(
                 (1..=65_535).contains(&depth),

@@ -23,10 +23,12 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;
     checks::check(
-        !scenario.report.flow_slowdown || scenario.workload.flows.len() >= 2,
+        !scenario.report.flow_slowdown
+            || scenario.workload.flows.len() >= 2
+            || scenario.workload.kind == crate::workload::params::WorkloadKind::Fio,
         "report.flow_slowdown",
         true,
-        "true only with two or more workload.flows (each flow is run alone to compare)",
+        "true only with two or more workload.flows or an fio job file (each flow or job is run alone to compare)",
     )?;
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;

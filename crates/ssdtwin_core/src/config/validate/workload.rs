@@ -73,10 +73,13 @@ pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlCo
         "more than 0 and at most 10",
     )?;
     check(
-        workload.io_count > 0 || workload.duration > Duration::ZERO,
+        workload.io_count > 0
+            || workload.duration > Duration::ZERO
+            || matches!(workload.kind, WorkloadKind::Trace | WorkloadKind::Fio)
+            || crate::workload::flows::end_by_themselves(workload),
         "workload.io_count",
         "0 with duration 0",
-        "a positive io_count, or io_count = 0 with a positive duration",
+        "a positive io_count, or io_count = 0 with a positive duration (or flows that each end by themselves: an io_count of their own or a trace)",
     )?;
     check(
         workload.steady_overwrites.is_finite() && (0.0..=20.0).contains(&workload.steady_overwrites),

@@ -83,6 +83,21 @@ impl FioWorkload {
         }
     }
 
+    /// Keeps only the job at `index` of the file (its random stream is the one it has among all
+    /// the jobs); an error when the file has fewer jobs.
+    pub fn keep_only(&mut self, index: usize) -> Result<(), String> {
+        if index >= self.streams.len() {
+            return Err(format!(
+                "{index}: the job file has {} jobs (0 to {})",
+                self.streams.len(),
+                self.streams.len().saturating_sub(1)
+            ));
+        }
+        let stream = self.streams.swap_remove(index);
+        self.streams = vec![stream];
+        Ok(())
+    }
+
     pub fn jobs(&self) -> impl Iterator<Item = &FioJob> {
         self.streams.iter().map(|stream| &stream.job)
     }
