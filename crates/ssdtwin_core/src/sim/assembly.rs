@@ -290,6 +290,10 @@ impl Simulation {
     pub fn run(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<Report, RunError> {
         let started = std::time::Instant::now();
         self.precondition(progress)?;
+        // The alone runs of `report.flow_slowdown` start from this drive, not a fresh precondition.
+        let drive_state = super::slowdown::wanted(&self.scenario)
+            .then(|| self.drive_state())
+            .transpose()?;
         self.age_blocks();
         let precondition_wall = started.elapsed() + self.prepared_wall;
         self.run_workload(progress)?;
@@ -307,7 +311,7 @@ impl Simulation {
             drained,
         );
         if self.scenario.report.flow_slowdown {
-            super::slowdown::add_slowdowns(&self.scenario, &mut report, progress)?;
+            super::slowdown::add_slowdowns(&self.scenario, drive_state.as_deref(), &mut report, progress)?;
         }
         Ok(report)
     }

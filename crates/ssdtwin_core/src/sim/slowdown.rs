@@ -9,7 +9,9 @@
 //! is never arbitrated), and as many commands as the flow completed when shared (or the same
 //! `workload.duration` when the shared run ended by time; a flow with an `io_count` of its own
 //! issues that count). An fio job file's jobs are its flows: each alone run is the file with
-//! that one job (`workload.fio.only_job`), which ends where the job says.
+//! that one job (`workload.fio.only_job`), which ends where the job says. The alone runs start
+//! from the shared run's preconditioned drive, kept in memory as a snapshot's FTL state
+//! (`Simulation::drive_state`), instead of preconditioning it again.
 
 use super::report::Report;
 use super::scenario::Scenario;
@@ -29,9 +31,18 @@ fn commands(job: &JobReport) -> u64 {
     job.read.total_ios + job.write.total_ios + job.trim.total_ios + job.flush.total_ios
 }
 
-/// Runs each flow of `scenario` alone and sets every job's `slowdown` and the run's `fairness`.
+/// Whether the run of `scenario` will run its flows alone: `report.flow_slowdown` with two or
+/// more flows, or with an fio job file (whose job count is known only from its report).
+pub(super) fn wanted(scenario: &Scenario) -> bool {
+    scenario.report.flow_slowdown
+        && (scenario.workload.kind == crate::workload::params::WorkloadKind::Fio || scenario.workload.flows.len() >= 2)
+}
+
+/// Runs each flow of `scenario` alone, from `drive` (the preconditioned drive's FTL state; `None`:
+/// precondition each alone run afresh), and sets every job's `slowdown` and the run's `fairness`.
 pub(super) fn add_slowdowns(
     scenario: &Scenario,
+    drive: Option<&[u8]>,
     report: &mut Report,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<(), RunError> {
@@ -61,7 +72,11 @@ pub(super) fn add_slowdowns(
                 alone.workload.duration = crate::base::time::Duration::ZERO;
             }
         }
-        let alone_report = Simulation::new(&alone)?.run(progress)?;
+        let mut simulation = Simulation::new(&alone)?;
+        if let Some(state) = drive {
+            simulation.load_drive_state(state)?;
+        }
+        let alone_report = simulation.run(progress)?;
         let slowdown = match (mean_latency_ns(shared), mean_latency_ns(&alone_report.workload.jobs[0])) {
             (Some(shared), Some(alone)) if alone > 0.0 => Some(shared / alone),
             _ => None,

@@ -187,6 +187,28 @@ impl Simulation {
     }
 }
 
+impl Simulation {
+    /// The preconditioned drive's FTL state in memory, as a snapshot file holds it (for runs of
+    /// the same drive keys that follow this one: the alone runs of `report.flow_slowdown`).
+    pub(super) fn drive_state(&self) -> Result<Vec<u8>, RunError> {
+        let mut state = Vec::new();
+        self.controller.ftl.write_state(&mut state).map_err(|error| {
+            RunError::Config(ConfigError::new(KEY, format!("cannot keep the drive state: {error}")))
+        })?;
+        Ok(state)
+    }
+
+    /// Replaces the drive's state by one [`Simulation::drive_state`] kept, of a simulation with the
+    /// same drive keys; the run then skips preconditioning.
+    pub(super) fn load_drive_state(&mut self, state: &[u8]) -> Result<(), RunError> {
+        Ftl::read_state(&mut &state[..], &mut self.controller.ftl).map_err(|error| {
+            RunError::Config(ConfigError::new(KEY, format!("cannot load the drive state: {error}")))
+        })?;
+        self.preconditioned = true;
+        Ok(())
+    }
+}
+
 /// A reader or writer that keeps the CRC-32 of the bytes that pass through it.
 struct Checksummed<T> {
     inner: T,
