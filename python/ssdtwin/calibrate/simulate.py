@@ -3,8 +3,9 @@
 Each candidate drive is preconditioned once into a drive snapshot per starting state the jobs
 need, and every job starts from its snapshot: sequential jobs from a sequential fill
 (`workload.precondition = "fill"`, what the protocol's two fills leave), random ones from GC
-steady state (`"steady"`, what its random-write pass leaves). The core runs without the GIL, so a pool of threads runs
-simulations on as many cores as it has workers, with no process start-up or pickling.
+steady state (`"steady"`, what its random-write pass leaves). The core runs without the GIL,
+so a pool of threads runs simulations on as many cores as it has workers, with no process
+start-up or pickling.
 
 Capacity does not enter the figures the fit compares (latency and IOPS of a drive in steady
 state at a given over-provisioning), so the fit simulates the base drive shrunk to
