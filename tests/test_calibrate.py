@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.conftest import cli
 
 import ssdtwin
+from conftest import cli
 from ssdtwin.calibrate.params import load_base
 from ssdtwin.calibrate.protocol import parse_name
 from ssdtwin.calibrate.simulate import Simulator, job_overrides, precondition_of
