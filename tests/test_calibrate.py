@@ -181,3 +181,29 @@ def test_the_report_lists_fit_and_held_out_errors_and_the_ignored_job(round_trip
     page = (round_trip["folder"] / "fitted.html").read_text(encoding="utf-8")  # type: ignore[operator]
     assert "<h2>Measured against simulated</h2>" in page
     assert "mix70_4k_qd32" in page
+
+
+def test_a_fit_on_reads_alone_names_the_write_parameters_not_identified(
+    round_trip: dict[str, object],
+) -> None:
+    """Only read jobs measured: t_program and over-provisioning are named as not identified and
+    kept at the base's values; the preset still loads with `--set drive=PATH`."""
+    folder: Path = round_trip["folder"]  # type: ignore[assignment]
+    document = dict(round_trip["measured"])  # type: ignore[call-overload]
+    keep = {"randread_4k_qd1", "randread_4k_qd64", "seqread_128k_qd32"}
+    document["jobs"] = [job for job in document["jobs"] if job["jobname"] in keep]
+    (folder / "reads_only.json").write_text(json.dumps(document), encoding="utf-8")
+    output = folder / "reads_only.toml"
+    process = cli(
+        "calibrate", str(folder / "reads_only.json"), "--base", str(folder / "base.toml"),
+        "-o", str(output), "--workers", "2", timeout=600,
+    )  # fmt: skip
+    assert process.returncode == 0, process.stderr
+    rows = {line.split()[0]: line for line in process.stdout.splitlines() if line.strip()}
+    for name in ("t_program", "over_provisioning"):
+        assert "not identified: no write job measured" in rows[name], rows[name]
+    fitted = tomllib.loads(output.read_text(encoding="utf-8"))
+    assert fitted["flash"]["t_program"] == "1000us"
+    assert fitted["ftl"]["over_provisioning"] == 0.2
+    run = cli("run", "--set", f"drive={output}", "--set", "workload.io_count=2000", "--quiet")
+    assert run.returncode == 0, run.stderr

@@ -175,6 +175,13 @@ class Fitter:
             self.stage("iii: t_program, over-provisioning from writes")
             fit = self.solve(["t_program", "over_provisioning"], fit, writes, max_nfev=12)
             fit.stages.append(f"iii: t_program, over_provisioning on {len(writes)} write job(s)")
+        else:
+            # Reads move with them only through the random layout of the data: no physics to fit.
+            for name in ("t_program", "over_provisioning"):
+                fit.unidentified[name] = "no write job measured (kept at the base's value)"
+        if not reads:
+            for name in ("t_read", "dies_per_chip", "channels"):
+                fit.unidentified[name] = "no read-only job measured (kept at the base's value)"
         return self._joint(fit)
 
     def _base_integers(self) -> dict[str, int]:
@@ -255,9 +262,7 @@ class Fitter:
         unidentified = dict(fit.unidentified)
         for name in names:
             if name not in exercised:
-                unidentified[name] = (
-                    "not exercised: no measured figure changes with it (kept at the base's value)"
-                )
+                unidentified[name] = "no measured figure changes with it (kept at the base's value)"
         self.stage(f"iv: joint fit of {len(exercised)} parameters on IOPS and means")
         joint = self.solve(exercised, fit, self.jobs, max_nfev=20)
         self.stage(f"iv: joint refinement of {len(exercised)} parameters with percentiles")

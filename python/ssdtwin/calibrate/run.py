@@ -198,10 +198,12 @@ def calibrate(
         "(or the base's, if fewer); "
         "the preset keeps the base's size."
     )
+    fitted = [row.key for row in result.parameters if not row.status.startswith("not identified")]
     header = (
         f"Fitted by ssdtwin calibrate from {', '.join(result.sources)} on base {base}.\n"
-        f"Fitted keys: {', '.join(sorted(overrides))}. Worst |error| of IOPS and mean latency: "
-        f"{result.worst(False):.1%} on the fit set, {result.worst(True):.1%} held out."
+        f"Fitted keys: {', '.join(fitted)}; every other key is the base's.\n"
+        f"Worst |error| of IOPS and mean latency: {result.worst(False):.1%} on the fit set, "
+        f"{result.worst(True):.1%} held out (ssdtwin calibrate's report has the table)."
     )
     description = (
         f"Calibrated from fio measurements ({Path(result.sources[0]).name}) on base {Path(base).name}"
