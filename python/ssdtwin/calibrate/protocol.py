@@ -115,7 +115,7 @@ def protocol_text(device: str, size: str, runtime_s: int, engine: str = "libaio"
     total_min = (runtime_s * (len(measured) - 1 + STEADY_RUNTIME_FACTOR)) / 60
     lines = [
         "; ssdtwin calibrate --protocol: the measurement protocol of docs/calibration.md.",
-        f"; WARNING: it WRITES THE WHOLE DEVICE {device}: every byte on it is lost.",
+        f"; WARNING: it WRITES {'ALL' if size == '100%' else size} OF {device}: the data there is lost.",
         ";",
         "; Run (as root, the drive idle, nothing mounted on it), then fit:",
         ";   fio --output-format=json --output=measure.json measure.fio",
