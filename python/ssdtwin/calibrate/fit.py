@@ -47,6 +47,10 @@ BUFFER_NOTE = (
     "second-order effects, which the fit moved by up to 10 % with 1 % noise; kept at the base's value"
 )
 """Why `controller.frame_buffer` (the buffer a write is acknowledged from) is not fitted."""
+DIES_TIE = 1.2
+"""Dies per chip other than the base's must fit better than the base's by more than this factor
+of the cost; candidates within it are named (on enterprise_tlc, 128 dies, QD 256 reaches 2 reads
+per die and 8 and 9 dies per chip fit alike)."""
 CHANNEL_PREFERENCE = 0.5
 """A channel count other than the base's must lower the cost below this share of the base's
 (channels and channel rate trade against each other in sequential bandwidth, and a read's
@@ -209,6 +213,8 @@ class Fitter:
         best_dies = base_dies
         if loaded:
             best_dies = self._walk(lambda value: tried(value, base_channels).cost, base_dies)
+            if tried(base_dies, base_channels).cost <= DIES_TIE * tried(best_dies, base_channels).cost:
+                best_dies = base_dies
         channels = self._walk(lambda value: tried(best_dies, value).cost, base_channels, wide=True)
         if tried(best_dies, channels).cost > CHANNEL_PREFERENCE * tried(best_dies, base_channels).cost:
             channels = base_channels
@@ -220,6 +226,16 @@ class Fitter:
         chosen.stages.append(
             f"ii: {len(results)} (dies, channels) candidates, each fitting t_read on {len(reads)} read job(s)"
         )
+        near = [
+            d
+            for d, cost in chosen.candidates["dies_per_chip"]
+            if d != best_dies and cost <= DIES_TIE * tried(best_dies, base_channels).cost
+        ]
+        if loaded and near and best_dies == base_dies:
+            chosen.unidentified["dies_per_chip"] = (
+                f"{', '.join(map(str, near))} dies per chip fit within {DIES_TIE - 1:.0%} of the cost "
+                "(the read QD curve does not saturate the dies): the base's kept"
+            )
         if not loaded:
             chosen.unidentified["dies_per_chip"] = (
                 "no read job at queue depth 16 or more: no saturation to count dies"
