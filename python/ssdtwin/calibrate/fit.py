@@ -312,13 +312,11 @@ def covariance(
         for value, vector in zip(singular, vt, strict=True):
             if value < FLAT * singular[0]:
                 flat.append([names[i] for i in np.flatnonzero(np.abs(vector) > 0.3)])
-    sigma = {}
-    try:
-        cov = np.linalg.inv(jacobian.T @ jacobian) * s2
-        for index, name in enumerate(names):
-            sigma[name] = math.sqrt(cov[index, index]) if cov[index, index] >= 0 else math.inf
-    except np.linalg.LinAlgError:
-        sigma = dict.fromkeys(names, math.inf)
+    # inv(JᵀJ) = V diag(1/σ²) Vᵀ, over the resolved directions only (the pseudo-inverse): a
+    # parameter outside every flat direction keeps a finite uncertainty.
+    resolved = singular >= FLAT * singular[0] if singular.size and singular[0] > 0 else singular > 0
+    cov = (vt[resolved].T / singular[resolved] ** 2) @ vt[resolved] * s2
+    sigma = {name: math.sqrt(max(cov[index, index], 0.0)) for index, name in enumerate(names)}
     for direction in flat:
         for name in direction:
             sigma[name] = math.inf
