@@ -58,6 +58,10 @@ NOT_RUN = {
     # Needs a running Dask scheduler at that address; the local Dask cluster is run (the line
     # before it in docs/guide/sweeps.md) and compared with the local pool in tests/test_sweep.py.
     "ssdtwin sweep SWEEP.toml --backend dask --scheduler tcp://10.0.0.5:8786": "needs a Dask cluster",
+    # A fit needs fio's output of the protocol run on a real drive: tests/test_calibrate.py runs
+    # the command on fio JSON that ssdtwin writes for a drive of known parameters.
+    "ssdtwin calibrate measure.json --base enterprise_tlc -o mydrive.toml": "needs a real drive's fio output",
+    "ssdtwin run --set drive=mydrive.toml": "needs the fitted preset of the command before",
 }
 
 # Documented commands that are alternatives to the sweep before them, not a next step: a sweep

@@ -72,6 +72,19 @@ REPORT_SIGNATURES = {
 # command -> [(parameter name, its options, default, required, multiple, choices)]
 COMMANDS: dict[str, list[tuple[str, list[str], object, bool, bool, list[str] | None]]] = {
     "": [("version", ["--version"], None, False, False, None)],
+    "calibrate": [
+        ("measurements", ["measurements"], None, False, False, None),
+        ("protocol", ["--protocol"], None, False, False, None),
+        ("output", ["--output", "-o"], None, True, False, None),
+        ("base", ["--base"], None, False, False, None),
+        ("workers", ["--workers"], None, False, False, None),
+        ("holdout", ["--holdout"], None, False, True, None),
+        ("html_path", ["--html"], None, False, False, None),
+        ("device", ["--device"], "/dev/nvme0n1", False, False, None),
+        ("size", ["--size"], "100%", False, False, None),
+        ("runtime", ["--runtime"], 60, False, False, None),
+        ("quiet", ["--quiet", "-q"], None, False, False, None),
+    ],
     "plot": [
         ("results", ["results"], None, True, False, None),
         ("x", ["--x"], None, False, False, None),

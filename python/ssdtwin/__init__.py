@@ -14,6 +14,7 @@ The simulator is the Rust core (`ssdtwin._core`); this package is its public Pyt
 by role, each importing only those below it (tests/test_layout.py checks there is no cycle):
 
     cli/       the `ssdtwin` command (click); nothing imports it
+    calibrate/ `ssdtwin calibrate`: the fio measurement protocol and a preset fitted to its output
     sweep/     design-space sweeps: plan, workers, shared drives, backends, the results directory
     report/    the `Report` and its renderings: text summary, HTML pages, matplotlib plots
     _util/     atomic output files, the API's arguments, a drive's capacity

@@ -14,6 +14,9 @@
     ssdtwin serve [SCENARIO.toml] --nbd (--socket PATH | --listen HOST:PORT) [--pace virtual|real]
                   [--json FILE] [--record-trace FILE.csv] [--store-cap SIZE] [--once] [--power-loss-at TIME]
                   [--set KEY=VALUE ...]
+    ssdtwin calibrate --protocol -o measure.fio [--device DEV] [--size 100%] [--runtime 60]
+    ssdtwin calibrate measure.json [more.json ...] --base PRESET -o mydrive.toml [--workers N]
+                      [--holdout NAME ...] [--html FILE.html]
     ssdtwin schema
     ssdtwin presets
     ssdtwin --version
@@ -27,6 +30,7 @@ from __future__ import annotations
 import click
 
 from ssdtwin._core import __version__
+from ssdtwin.cli.calibrate import calibrate_command
 from ssdtwin.cli.info import presets_command, schema_command
 from ssdtwin.cli.pages import plot_command, report_command
 from ssdtwin.cli.simulate import precondition_command, run_command, serve_command
@@ -50,5 +54,6 @@ for _command in (
     sweep_command,
     report_command,
     plot_command,
+    calibrate_command,
 ):
     main.add_command(_command)
