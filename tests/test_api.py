@@ -148,6 +148,14 @@ def test_a_resolved_scenario_resolves_again_to_itself(drive):
     assert ssdtwin.resolve(scenario) == scenario
 
 
+def test_a_resolved_scenario_with_flows_resolves_again_to_itself():
+    """Flows leave most of their keys unset (they take `[workload]`'s): unset stays unset."""
+    flows = [{"name": "reader", "read_fraction": 1.0}, {"queue_depth": 4, "io_count": 100}]
+    scenario = ssdtwin.resolve({"workload": {"flows": flows}})
+    assert scenario["workload"]["flows"][0] == {"name": "reader", "read_fraction": 1.0, "priority": "medium"}
+    assert ssdtwin.resolve(scenario) == scenario
+
+
 def test_default_scenario_is_what_run_without_scenario_simulates():
     text = ssdtwin.default_scenario()
     assert 'drive = "enterprise_tlc"' in text

@@ -179,52 +179,69 @@ impl Default for WorkloadConfig {
 #[serde(deny_unknown_fields, default)]
 pub struct FlowConfig {
     /// Name in the report (default `flow0`, `flow1`, ... by position).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// What the flow runs: `synthetic` (default; the synthetic keys below and of `[workload]`),
     /// `trace` (the flow's `[workload.flows.trace]` table, replayed as fast as possible at its
     /// queue depth) or `iiot` (its `[workload.flows.iiot]` table, as fast as possible). An fio
     /// job file is not a flow: its jobs are the flows (`workload.kind = "fio"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<WorkloadKind>,
     /// Commands this flow issues; it stops after them, and the run ends when every flow has
     /// stopped (or at `workload.duration`). When every flow sets it, `workload.io_count` is not
     /// used; flows without it run until `workload.io_count` commands over all flows
     /// [commands]. Default: no count of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub io_count: Option<u64>,
     /// The trace of a `kind = "trace"` flow (the keys of `[workload.trace]`; `replay` must be
     /// `as_fast_as_possible`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trace: Option<TraceConfig>,
     /// The generator of a `kind = "iiot"` flow (the keys of `[workload.iiot]`; `replay` must be
     /// `as_fast_as_possible`).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub iiot: Option<IiotConfig>,
     /// Commands the flow keeps in flight: in its submission queue and in the drive
     /// [commands]. Default `host.queue_depth`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub queue_depth: Option<u32>,
     /// Priority class of its submission queue: `urgent`, `high`, `medium` or `low` (used by
     /// `host.arbitration = "weighted_round_robin"`; only `medium` under round robin). Default
     /// `medium`.
     pub priority: Priority,
     /// As `workload.read_fraction` [fraction].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub read_fraction: Option<f64>,
     /// As `workload.trim_fraction` [fraction].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trim_fraction: Option<f64>,
     /// As `workload.flush_every` [commands].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub flush_every: Option<u32>,
     /// As `workload.fua_fraction` [fraction].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fua_fraction: Option<f64>,
     /// As `workload.block_size` [size].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub block_size: Option<ByteSize>,
     /// As `workload.bssplit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bssplit: Option<Vec<(ByteSize, f64)>>,
     /// As `workload.pattern`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<Pattern>,
     /// As `workload.sequential_fraction` [fraction].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sequential_fraction: Option<f64>,
     /// As `workload.distribution`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub distribution: Option<Distribution>,
     /// As `workload.zipf_theta`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub zipf_theta: Option<f64>,
     /// As `workload.span`: the flow addresses this fraction of the logical space from offset 0
     /// [fraction].
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<f64>,
 }
 
@@ -353,6 +370,7 @@ pub struct FioConfig {
     /// Run only the job at this position of the file (0 first, counting the copies `numjobs`
     /// makes), on its own random stream as in the whole file; the alone runs of
     /// `report.flow_slowdown` use it. Default: every job.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub only_job: Option<u32>,
 }
 
