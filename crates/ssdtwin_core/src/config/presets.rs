@@ -26,16 +26,18 @@ macro_rules! preset {
     };
 }
 
-const PRESET_FILES: [(&str, &str); 5] = [
+const PRESET_FILES: [(&str, &str); 7] = [
     preset!("enterprise_tlc"),
     preset!("iiot_64gb"),
     preset!("iiot_512gb"),
     preset!("cho_512gb"),
     preset!("dawid_512gb"),
+    preset!("client_tlc"),
+    preset!("client_qlc"),
 ];
 
 /// The tables a drive file may hold.
-const DRIVE_TABLES: [&str; 9] = [
+const DRIVE_TABLES: [&str; 10] = [
     "host",
     "controller",
     "flash",
@@ -45,6 +47,7 @@ const DRIVE_TABLES: [&str; 9] = [
     "thermal",
     "buffer",
     "plp",
+    "slc_cache",
 ];
 
 /// All built-in presets, in a stable order.

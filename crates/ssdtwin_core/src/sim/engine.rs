@@ -94,6 +94,7 @@ impl Simulation {
             Event::ArrayDone { die, generation } => controller.on_array_done(die, generation, cx),
             Event::SuspendEntered { die, generation } => controller.on_suspend_entered(die, generation, cx),
             Event::ChannelFree { channel } => controller.on_channel_free(channel, cx),
+            Event::SlcIdle { generation } => controller.on_slc_idle(generation, cx),
             Event::BufferReadDone { transaction } => controller.on_buffer_read_done(transaction, cx),
             Event::ProbeIssue { index } => {
                 let (die, action) = self.probes[index as usize];
