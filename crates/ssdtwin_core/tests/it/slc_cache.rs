@@ -54,15 +54,15 @@ fn the_cliff_comes_at_the_static_size_and_later_writes_go_direct() {
 }
 
 #[test]
-fn the_dynamic_share_is_a_third_of_the_free_blocks_capped_by_dynamic_max() {
-    let report = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.dynamic_share=0.3333333333"]));
+fn a_full_dynamic_share_is_a_third_of_the_free_tlc_blocks_capped_by_dynamic_max() {
+    let report = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.dynamic_share=1.0"]));
     // All 4 x 2 x 64 blocks of 48 x 16 KiB are free at the start: a third of them as SLC.
     let raw = 4.0 * 2.0 * 64.0 * 48.0 * 16384.0;
     let initial = report.slc_cache.as_ref().unwrap().initial_size_gib * GIB;
     assert!((initial - raw / 3.0).abs() < 4096.0, "{initial} B, expected {}", raw / 3.0);
     let capped = run_with(&writes(&[
         "slc_cache.enabled=true",
-        "slc_cache.dynamic_share=0.3333333333",
+        "slc_cache.dynamic_share=1.0",
         "slc_cache.dynamic_max=\"16MiB\"",
         "slc_cache.static_size=\"8MiB\"",
     ]));
