@@ -2,12 +2,12 @@
 client presets with an SLC write cache, from an empty drive: write bandwidth against the amount
 written, the cliff where the cache is full, and the recovery after idle time.
 
-    python studies/slc_cliff/run.py            # results.json, README table, bandwidth.png (~1 min)
+    python studies/slc_cliff/run.py            # results.json, bandwidth.png, recovery.png (~20 s)
     python studies/slc_cliff/run.py --small    # the test's runs: client_tlc with a 2 GB cache
 
 Runs:
   fill    (client_tlc, client_qlc) sequential writes of 1.45x the cache from an empty drive;
-          bandwidth per 100 ms sample against the GiB written so far.
+          bandwidth per 10 ms sample against the GiB written so far.
   recover (client_tlc) an SPC trace: a burst that fills the cache and goes on past it, an idle
           gap, then a second burst; the second burst's first samples show what idle folding gave
           back. Gaps of 10 s and 60 s (--small: 1.5 s and 10 s).
@@ -29,7 +29,7 @@ import ssdtwin
 
 HERE = Path(__file__).resolve().parent
 GIB = 1024.0**3
-SAMPLE_S = 0.1
+SAMPLE_S = 0.01
 BLOCK = 128 * 1024
 BASE = {
     "host.queue_depth": 32,
@@ -92,12 +92,13 @@ def curve(report: ssdtwin.Report) -> tuple[list[float], list[float]]:
 
 
 def cliff_point(written: list[float], rate: list[float]) -> float:
-    """GiB written when the bandwidth first falls below half the median of the first tenth."""
+    """GiB written before the first sample whose bandwidth is below half the median of the first
+    tenth (the cliff lies within that sample)."""
     head = sorted(rate[1 : max(3, len(rate) // 10)])
     fast = head[len(head) // 2]
-    for amount, value in zip(written[1:], rate[1:]):
-        if value < 0.5 * fast:
-            return amount
+    for index in range(1, len(rate)):
+        if rate[index] < 0.5 * fast:
+            return written[index - 1]
     return float("nan")
 
 
@@ -109,7 +110,7 @@ def fill(drive: str, overrides: dict[str, Any]) -> dict[str, Any]:
     slc = report.to_dict()["slc_cache"]
     cut = next(index for index, amount in enumerate(written) if amount * GIB >= cache)
     before = rate[1:cut]
-    after = rate[cut + 2 :]
+    after = rate[cut + 10 :]
     return {
         "drive": drive,
         "closed_form_cache_gib": cache / GIB,
@@ -129,7 +130,9 @@ def recover(gap_s: float, overrides: dict[str, Any], folder: Path) -> dict[str, 
     """Burst 1: 1.2x the cache; idle `gap_s` after it ends; burst 2: 0.6x the cache."""
     drive = "client_tlc"
     cache = closed_form_cache(drive, overrides)
-    first = ssdtwin.run({"drive": drive}, **BASE, **overrides, **{"workload.io_count": int(1.2 * cache / BLOCK)})
+    first = ssdtwin.run(
+        {"drive": drive}, **BASE, **overrides, **{"workload.io_count": int(1.2 * cache / BLOCK)}
+    )
     start_2 = first.simulated_time_s + gap_s
     count_1, count_2 = int(1.2 * cache / BLOCK), int(0.6 * cache / BLOCK)
     trace = folder / f"bursts_{gap_s}.spc"
@@ -144,7 +147,7 @@ def recover(gap_s: float, overrides: dict[str, Any], folder: Path) -> dict[str, 
     resting = ssdtwin.run({"drive": drive}, **keys, **{"slc_cache.idle_delay": "1000s"})
     frame = report.timeseries
     rows = [index for index, time in enumerate(frame["time_s"]) if time >= start_2]
-    rates = [frame["bandwidth_mib_s"][index] * 1024**2 / 1e6 for index in rows[1:6]]
+    rates = [frame["bandwidth_mib_s"][index] * 1024**2 / 1e6 for index in rows[1:21]]
     slc = report.to_dict()["slc_cache"]
     return {
         "gap_s": gap_s,
@@ -154,9 +157,13 @@ def recover(gap_s: float, overrides: dict[str, Any], folder: Path) -> dict[str, 
         "burst_2_in_slc_gib": slc["slc_written_gib"] - cache / GIB,
         "burst_2_start_mb_s": sum(rates) / max(1, len(rates)),
         "fold_die_time_s": slc["fold_die_time_s"],
+        "fold_energy_j": slc["fold_energy_j"],
         "slc_erases": slc["slc_erases"],
         "nand_energy_j": report.energy_j["nand"],
         "nand_energy_no_fold_j": resting.energy_j["nand"],
+        "time": list(frame["time_s"]),
+        "rate": [value * 1024**2 / 1e6 for value in frame["bandwidth_mib_s"]],
+        "used": list(frame["slc.used_gib"]),
     }
 
 
@@ -178,12 +185,28 @@ def plot(results: dict[str, Any]) -> None:
     axes = figure.subplots()
     for index, row in enumerate(results["fill"]):
         axes.plot(row["written"], row["rate"], drawstyle="steps-post", color=f"C{index}", label=row["drive"])
-        axes.axvline(row["closed_form_cache_gib"], color=f"C{index}", linestyle=":", label=f"{row['drive']} cache")
+        axes.axvline(
+            row["closed_form_cache_gib"], color=f"C{index}", linestyle=":", label=f"{row['drive']} cache"
+        )
     axes.set_xlabel("written [GiB]")
-    axes.set_ylabel("write bandwidth [MB/s], per 100 ms")
+    axes.set_ylabel("write bandwidth [MB/s], per 10 ms")
     axes.set_title("128 KiB sequential writes at QD 32 from an empty drive")
     axes.legend()
     figure.savefig(HERE / "bandwidth.png", dpi=120)
+
+    figure = Figure(figsize=(7.0, 5.0), layout="constrained")
+    FigureCanvasAgg(figure)
+    top, bottom = figure.subplots(2, 1, sharex=True)
+    for index, row in enumerate(results["recover"]):
+        label = f"idle gap {row['gap_s']:.0f} s"
+        top.plot(row["time"], row["rate"], drawstyle="steps-post", color=f"C{index}", label=label)
+        bottom.plot(row["time"], row["used"], drawstyle="steps-post", color=f"C{index}", label=label)
+    top.set_ylabel("write bandwidth [MB/s]")
+    top.set_title("client_tlc: a burst past the cache, idle time, a second burst")
+    top.legend()
+    bottom.set_ylabel("data in SLC [GiB]")
+    bottom.set_xlabel("simulated time [s]")
+    figure.savefig(HERE / "recovery.png", dpi=120)
 
 
 def table(results: dict[str, Any]) -> str:
@@ -198,13 +221,15 @@ def table(results: dict[str, Any]) -> str:
         )
     lines += [
         "",
-        "| idle gap [s] | folded [GiB] | burst 2 in SLC [GiB] | burst 2 start [MB/s] | fold die time [s] | SLC erases |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| idle gap [s] | folded [GiB] | burst 2 in SLC [GiB] | burst 2 start [MB/s] "
+        "| fold die time [s] | fold energy [J] | SLC erases |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for row in results["recover"]:
         lines.append(
             f"| {row['gap_s']:.0f} | {row['folded_gib']:.2f} | {row['burst_2_in_slc_gib']:.2f} | "
-            f"{row['burst_2_start_mb_s']:.0f} | {row['fold_die_time_s']:.2f} | {row['slc_erases']} |"
+            f"{row['burst_2_start_mb_s']:.0f} | {row['fold_die_time_s']:.2f} | {row['fold_energy_j']:.2f} "
+            f"| {row['slc_erases']} |"
         )
     return "\n".join(lines)
 
@@ -215,8 +240,13 @@ def main() -> None:
     print(table(results))
     if not small:
         slim = {
-            "fill": [{k: v for k, v in row.items() if k not in ("written", "rate")} for row in results["fill"]],
-            "recover": results["recover"],
+            "fill": [
+                {k: v for k, v in row.items() if k not in ("written", "rate")} for row in results["fill"]
+            ],
+            "recover": [
+                {k: v for k, v in row.items() if k not in ("time", "rate", "used")}
+                for row in results["recover"]
+            ],
         }
         (HERE / "results.json").write_text(json.dumps(slim, indent=2) + "\n")
         plot(results)

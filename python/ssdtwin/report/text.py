@@ -202,6 +202,7 @@ def print_slc_cache(slc: Mapping[str, Any], console: Console) -> None:
         f"{format_value(slc.get('direct_written_gib'), '{:.2f}')} direct, "
         f"{format_value(slc.get('folded_gib'), '{:.2f}')} folded "
         f"({format_value(slc.get('fold_die_time_s'), '{:.3g}')} s of die time, "
+        f"{format_value(slc.get('fold_energy_j'), '{:.3g}')} J, "
         f"{format_value(slc.get('slc_erases'), '{:,}')} SLC erases); "
         f"full for {format_value(slc.get('cliff_time_s'), '{:.3g}')} s under writes",
         markup=False,

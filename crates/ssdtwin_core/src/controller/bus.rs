@@ -5,6 +5,7 @@
 //! which the die hands the channel on.
 
 use super::ops::{OpKind, ProbeAction};
+use super::slc::fold::FoldStep;
 use super::suspend::ArrayKind;
 use super::Controller;
 use crate::base::event::Event;
@@ -98,7 +99,7 @@ impl Controller {
                 let length = self
                     .timing
                     .program_time(usize::from(fold.page_type), &mut self.flash_rng);
-                self.slc_die_time(length);
+                self.slc_die_time(FoldStep::Program(fold.page_type), length);
                 cx.die(StateChange::DieOpStart {
                     die,
                     start: loaded,
@@ -113,7 +114,7 @@ impl Controller {
             (OpKind::SlcErase, _) => {
                 let start = self.occupy(die, now, self.timing.command);
                 let erase = self.timing.slc_erase;
-                self.slc_die_time(erase);
+                self.slc_die_time(FoldStep::Erase, erase);
                 cx.die(StateChange::DieOpStart {
                     die,
                     start,
@@ -183,7 +184,7 @@ impl Controller {
                     t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
                 }
                 if matches!(kind, OpKind::FoldRead(_)) {
-                    self.slc_die_time(t_read);
+                    self.slc_die_time(FoldStep::Read, t_read);
                 }
                 cx.die(StateChange::DieOpStart {
                     die,

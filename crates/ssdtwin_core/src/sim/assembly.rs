@@ -257,6 +257,13 @@ impl Simulation {
                 )
             };
             power.add_slc_mode(power_config, geometry.page_types as usize, (read_ma, program_ma));
+            if let Some(cache) = controller.slc.as_mut() {
+                let watts = |milliamperes: f64| power_config.vcc_v * milliamperes * 1e-3;
+                let native = (0..geometry.page_types as usize)
+                    .map(|page_type| watts(power_config.icc_program_ma.for_type(page_type)))
+                    .collect();
+                cache.op_power_w = (watts(read_ma), native, watts(power_config.icc_erase_ma));
+            }
         }
         let thermal = thermal_model(scenario, &geometry, &controller, &host, &mut power)?;
         controller.reliability = reliability_model(scenario, &geometry);

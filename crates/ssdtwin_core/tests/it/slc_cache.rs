@@ -45,7 +45,10 @@ fn the_cliff_comes_at_the_static_size_and_later_writes_go_direct() {
     // Closed form: the cache takes whole programs while they fit in 32 MiB.
     let expected = (32.0 * MIB / PROGRAM_BYTES).floor() * PROGRAM_BYTES;
     let written = slc.slc_written_gib * GIB;
-    assert!((written - expected).abs() <= PROGRAM_BYTES, "{written} B in SLC, expected {expected}");
+    assert!(
+        (written - expected).abs() <= PROGRAM_BYTES,
+        "{written} B in SLC, expected {expected}"
+    );
     let total = 768.0 * 128.0 * 1024.0;
     assert!(((slc.slc_written_gib + slc.direct_written_gib) * GIB - total).abs() < 1.0);
     assert_eq!(slc.cliff_entries, 1);
@@ -59,7 +62,11 @@ fn a_full_dynamic_share_is_a_third_of_the_free_tlc_blocks_capped_by_dynamic_max(
     // All 4 x 2 x 64 blocks of 48 x 16 KiB are free at the start: a third of them as SLC.
     let raw = 4.0 * 2.0 * 64.0 * 48.0 * 16384.0;
     let initial = report.slc_cache.as_ref().unwrap().initial_size_gib * GIB;
-    assert!((initial - raw / 3.0).abs() < 4096.0, "{initial} B, expected {}", raw / 3.0);
+    assert!(
+        (initial - raw / 3.0).abs() < 4096.0,
+        "{initial} B, expected {}",
+        raw / 3.0
+    );
     let capped = run_with(&writes(&[
         "slc_cache.enabled=true",
         "slc_cache.dynamic_share=1.0",
@@ -112,25 +119,49 @@ fn two_bursts(name: &str, burst: u64, gap_s: f64, settings: &[&str]) -> (Report,
 
 #[test]
 fn idle_folding_empties_the_cache_and_costs_die_time_energy_and_slc_erases() {
-    let keys = ["slc_cache.enabled=true", "slc_cache.static_size=\"32MiB\"", "slc_cache.idle_delay=\"1ms\""];
+    let keys = [
+        "slc_cache.enabled=true",
+        "slc_cache.static_size=\"32MiB\"",
+        "slc_cache.idle_delay=\"1ms\"",
+    ];
     // 256 writes of 128 KiB (32 MiB) fill the cache; 2 s of idle time fold it all.
     let (folding, _dir) = two_bursts("slc-fold", 256, 2.0, &keys);
     let slc = folding.slc_cache.as_ref().unwrap();
     let expected = (32.0 * MIB / PROGRAM_BYTES).floor() * PROGRAM_BYTES;
-    assert!(slc.folded_gib * GIB >= expected - PROGRAM_BYTES, "{} GiB folded", slc.folded_gib);
+    assert!(
+        slc.folded_gib * GIB >= expected - PROGRAM_BYTES,
+        "{} GiB folded",
+        slc.folded_gib
+    );
     assert!(slc.fold_die_time_s > 0.0);
     // Every 48 / 3 = 16 SLC pages folded on a die free an SLC block; 2 planes per program.
     let folded_pages = slc.folded_gib * GIB / 16384.0;
     let per_die_blocks = (folded_pages / 4.0 / 16.0).floor();
-    assert!(slc.slc_erases as f64 >= 4.0 * per_die_blocks - 4.0, "{} SLC erases", slc.slc_erases);
+    assert!(
+        slc.slc_erases as f64 >= 4.0 * per_die_blocks - 4.0,
+        "{} SLC erases",
+        slc.slc_erases
+    );
     // The same run without idle folding (a delay longer than the gap).
-    let (resting, _dir2) = two_bursts("slc-rest", 256, 2.0, &[keys[0], keys[1], "slc_cache.idle_delay=\"10s\""]);
+    let (resting, _dir2) = two_bursts(
+        "slc-rest",
+        256,
+        2.0,
+        &[keys[0], keys[1], "slc_cache.idle_delay=\"10s\""],
+    );
     let rest = resting.slc_cache.as_ref().unwrap();
     assert_eq!(rest.fold_programs, 0);
-    assert!(folding.energy_j.nand > resting.energy_j.nand, "folding costs NAND energy");
+    assert!(
+        folding.energy_j.nand > resting.energy_j.nand,
+        "folding costs NAND energy"
+    );
     assert!(folding.flash.erases + slc.slc_erases > resting.flash.erases + rest.slc_erases);
     // Recovery: after folding the second burst lands in SLC again; without it, it goes direct.
-    assert!(slc.slc_written_gib > 1.9 * expected / GIB, "{} GiB in SLC", slc.slc_written_gib);
+    assert!(
+        slc.slc_written_gib > 1.9 * expected / GIB,
+        "{} GiB in SLC",
+        slc.slc_written_gib
+    );
     assert!(rest.direct_written_gib * GIB > 0.9 * 32.0 * MIB);
 }
 
@@ -144,7 +175,11 @@ fn the_wait_policy_never_writes_direct_and_folds_in_the_foreground() {
     let slc = report.slc_cache.as_ref().unwrap();
     assert_eq!(slc.direct_written_gib, 0.0);
     let beyond = 768.0 * 128.0 * 1024.0 - 32.0 * MIB;
-    assert!(slc.folded_gib * GIB > 0.5 * beyond, "{} GiB folded in the foreground", slc.folded_gib);
+    assert!(
+        slc.folded_gib * GIB > 0.5 * beyond,
+        "{} GiB folded in the foreground",
+        slc.folded_gib
+    );
 }
 
 /// The report as JSON without what depends on the wall clock or names the keys.
@@ -160,7 +195,10 @@ fn comparable(report: &Report) -> serde_json::Value {
 #[test]
 fn a_disabled_cache_changes_nothing_and_an_enabled_one_is_deterministic() {
     let plain = run_with(&writes(&[]));
-    let off = run_with(&writes(&["slc_cache.static_size=\"32MiB\"", "slc_cache.cliff=\"wait\""]));
+    let off = run_with(&writes(&[
+        "slc_cache.static_size=\"32MiB\"",
+        "slc_cache.cliff=\"wait\"",
+    ]));
     assert!(off.slc_cache.is_none());
     assert_eq!(comparable(&plain), comparable(&off));
     let on = writes(&["slc_cache.enabled=true", "slc_cache.static_size=\"32MiB\""]);
@@ -180,9 +218,9 @@ fn enabling_the_cache_on_an_slc_drive_is_an_error_naming_the_key() {
         "flash.t_read=\"50us\"",
         "flash.t_program=\"1ms\"",
     ]
-        .iter()
-        .map(|s| ssdtwin_core::Override::parse(s).unwrap())
-        .collect();
+    .iter()
+    .map(|s| ssdtwin_core::Override::parse(s).unwrap())
+    .collect();
     let error = ssdtwin_core::load(&source, &overrides).unwrap_err().to_string();
     assert!(error.contains("slc_cache.enabled"), "{error}");
 }

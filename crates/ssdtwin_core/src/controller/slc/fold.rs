@@ -12,6 +12,14 @@ use crate::controller::ops::OpKind;
 use crate::controller::Controller;
 use crate::observe::{Context, Observer};
 
+/// A step of folding, for its array power.
+#[derive(Clone, Copy, Debug)]
+pub enum FoldStep {
+    Read,
+    Program(u8),
+    Erase,
+}
+
 impl Controller {
     /// The SLC cache's size now [bytes of host data] (cache on).
     pub fn slc_size(&self) -> u64 {
@@ -110,10 +118,17 @@ impl Controller {
         }
     }
 
-    /// Array time `length` of a fold or SLC erase, for the report.
-    pub(in crate::controller) fn slc_die_time(&mut self, length: Duration) {
+    /// Array time `length` of a fold step, for the report: its time and energy.
+    pub(in crate::controller) fn slc_die_time(&mut self, step: FoldStep, length: Duration) {
         if let Some(slc) = self.slc.as_mut() {
             slc.counts.fold_die_time = slc.counts.fold_die_time + length;
+            let (read, program, erase) = &slc.op_power_w;
+            let power = match step {
+                FoldStep::Read => *read,
+                FoldStep::Program(page_type) => program.get(usize::from(page_type)).copied().unwrap_or(0.0),
+                FoldStep::Erase => *erase,
+            };
+            slc.counts.fold_energy_j += power * length.as_secs_f64();
         }
     }
 

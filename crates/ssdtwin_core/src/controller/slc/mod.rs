@@ -40,6 +40,8 @@ pub struct SlcCounts {
     pub slc_erases: u64,
     /// Array time of fold reads, fold programs and SLC erases, summed over dies.
     pub fold_die_time: Duration,
+    /// Array energy of the same operations, Vcc x ICC x time [J].
+    pub fold_energy_j: f64,
     pub cliff_time: Duration,
     pub cliff_entries: u64,
 }
@@ -69,6 +71,8 @@ pub struct SlcCache {
     /// Bumped whenever the host turns busy: a pending idle timer with an older one is void.
     pub idle_generation: u32,
     pub counts: SlcCounts,
+    /// Array power [W] of an SLC read, of a native program per page type, of an SLC erase.
+    pub op_power_w: (f64, Vec<f64>, f64),
     cliff_since: Option<Time>,
     /// The cache's size at the start (the empty drive's cliff point) [bytes].
     pub initial_size: u64,
@@ -100,6 +104,7 @@ impl SlcCache {
             background: false,
             idle_generation: 0,
             counts: SlcCounts::default(),
+            op_power_w: (0.0, vec![0.0; bits as usize], 0.0),
             cliff_since: None,
             initial_size: config.size_bytes(free_bytes, bits),
             series_interval,
@@ -207,6 +212,7 @@ impl SlcCache {
             fold_programs: counts.fold_programs,
             slc_erases: counts.slc_erases,
             fold_die_time_s: counts.fold_die_time.as_secs_f64(),
+            fold_energy_j: counts.fold_energy_j,
             slc_blocks: blocks,
             slc_mean_pe: mean_pe,
             slc_wear: mean_pe / f64::from(self.config.endurance.max(1)),
@@ -237,6 +243,8 @@ pub struct SlcReport {
     pub slc_erases: u64,
     /// Array time of folding and SLC erases, summed over dies [s].
     pub fold_die_time_s: f64,
+    /// Array energy of folding and SLC erases, Vcc x average ICC x array time (no transfers) [J].
+    pub fold_energy_j: f64,
     /// SLC-mode blocks of the largest cache (the pool the erases wear).
     pub slc_blocks: u64,
     /// Mean P/E cycles of the SLC pool, and that over `slc_cache.endurance`.
