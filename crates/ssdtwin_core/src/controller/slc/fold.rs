@@ -121,7 +121,7 @@ impl Controller {
     /// Array time `length` of a fold step, for the report: its time and energy.
     pub(in crate::controller) fn slc_die_time(&mut self, step: FoldStep, length: Duration) {
         if let Some(slc) = self.slc.as_mut() {
-            slc.counts.fold_die_time = slc.counts.fold_die_time + length;
+            slc.counts.fold_die_time += length;
             let (read, program, erase) = &slc.op_power_w;
             let power = match step {
                 FoldStep::Read => *read,

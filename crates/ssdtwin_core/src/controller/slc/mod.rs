@@ -153,7 +153,7 @@ impl SlcCache {
 
     fn end_cliff(&mut self, now: Time) {
         if let Some(since) = self.cliff_since.take() {
-            self.counts.cliff_time = self.counts.cliff_time + now.since(since);
+            self.counts.cliff_time += now.since(since);
         }
     }
 
@@ -161,7 +161,7 @@ impl SlcCache {
     pub fn counts_at(&self, now: Time) -> SlcCounts {
         let mut counts = self.counts;
         if let Some(since) = self.cliff_since {
-            counts.cliff_time = counts.cliff_time + now.since(since);
+            counts.cliff_time += now.since(since);
         }
         counts
     }
