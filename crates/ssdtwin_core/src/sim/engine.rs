@@ -25,6 +25,8 @@ impl Simulation {
     pub(super) fn run_workload(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
         // Throttling limits from the starting temperatures apply to the first submission.
         self.start_thermal();
+        // The SLC cache's size at the start: after preconditioning, whose data shrinks it.
+        self.controller.slc_start();
         self.schedule_power_losses();
         self.prepare_warmup();
         let mut cx = Context {

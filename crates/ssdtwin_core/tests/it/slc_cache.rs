@@ -67,6 +67,18 @@ fn a_full_dynamic_share_is_a_third_of_the_free_tlc_blocks_capped_by_dynamic_max(
         "{initial} B, expected {}",
         raw / 3.0
     );
+    // After a fill of the logical space (70% of the raw, `ftl.over_provisioning = 0.30`) only
+    // the spare 30% (less open blocks) is free: the dynamic cache starts at about 30% of its size.
+    let filled = run_with(&writes(&[
+        "slc_cache.enabled=true",
+        "slc_cache.dynamic_share=1.0",
+        "workload.precondition=\"fill\"",
+    ]));
+    let after_fill = filled.slc_cache.as_ref().unwrap().initial_size_gib * GIB / initial;
+    assert!(
+        after_fill > 0.2 && after_fill < 0.31,
+        "{after_fill} of the empty drive's cache"
+    );
     let capped = run_with(&writes(&[
         "slc_cache.enabled=true",
         "slc_cache.dynamic_share=1.0",

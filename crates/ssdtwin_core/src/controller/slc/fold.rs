@@ -29,6 +29,14 @@ impl Controller {
         self.slc.as_ref().map_or(0, |slc| slc.size_bytes(free))
     }
 
+    /// The run starts: the cache's size now is its starting size (the report's).
+    pub fn slc_start(&mut self) {
+        let size = self.slc_size();
+        if let Some(slc) = self.slc.as_mut() {
+            slc.initial_size = size;
+        }
+    }
+
     /// A host program of `units` into native pages of type `native_type` on `die` has its
     /// channel: the page type it runs as, SLC when it lands in the cache.
     pub(in crate::controller) fn slc_program<O: Observer>(
