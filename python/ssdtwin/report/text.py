@@ -117,6 +117,8 @@ def print_summary(report: Report, console: Console) -> None:
     print_dram(data, console)
     if isinstance(data.get("reliability"), Mapping):
         print_reliability(data["reliability"], console)
+    if isinstance(data.get("slc_cache"), Mapping):
+        print_slc_cache(data["slc_cache"], console)
 
 
 def drain_line(data: Mapping[str, Any]) -> str | None:
@@ -187,6 +189,22 @@ def print_reliability(reliability: Mapping[str, Any], console: Console) -> None:
         f"{format_value(reliability.get('uncorrectable'), '{:,}')} uncorrectable, "
         f"{format_value(reliability.get('errored_commands'), '{:,}')} commands with an error, "
         f"{format_value(reliability.get('reclaims'), '{:,}')} blocks reclaimed",
+        markup=False,
+    )
+
+
+def print_slc_cache(slc: Mapping[str, Any], console: Console) -> None:
+    """The report's `slc_cache` block in one line: size, where writes went, folding, the cliff."""
+    console.print(
+        f"SLC cache: {format_value(slc.get('initial_size_gib'), '{:.2f}')} GiB at the start, "
+        f"{format_value(slc.get('size_gib'), '{:.2f}')} at the end; "
+        f"{format_value(slc.get('slc_written_gib'), '{:.2f}')} GiB written in SLC, "
+        f"{format_value(slc.get('direct_written_gib'), '{:.2f}')} direct, "
+        f"{format_value(slc.get('folded_gib'), '{:.2f}')} folded "
+        f"({format_value(slc.get('fold_die_time_s'), '{:.3g}')} s of die time, "
+        f"{format_value(slc.get('fold_energy_j'), '{:.3g}')} J, "
+        f"{format_value(slc.get('slc_erases'), '{:,}')} SLC erases); "
+        f"full for {format_value(slc.get('cliff_time_s'), '{:.3g}')} s under writes",
         markup=False,
     )
 

@@ -39,6 +39,9 @@ pub enum Event {
     BufferReadDone { transaction: u32 },
     /// The channel's current grant ends and dies wait for it: grant the next.
     ChannelFree { channel: u32 },
+    /// The host has been idle for `slc_cache.idle_delay`: background folding may start, unless
+    /// `generation` is stale (the host was busy since).
+    SlcIdle { generation: u32 },
     // ------------------------------------------------ power loss (`sim/plp.rs`)
     /// Power fails: the drive flushes what its capacitors allow, then restarts.
     PowerLoss,

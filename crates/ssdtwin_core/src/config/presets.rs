@@ -26,7 +26,7 @@ macro_rules! preset {
     };
 }
 
-const PRESET_FILES: [(&str, &str); 8] = [
+const PRESET_FILES: [(&str, &str); 10] = [
     preset!("enterprise_tlc"),
     preset!("iiot_64gb"),
     preset!("iiot_512gb"),
@@ -35,10 +35,12 @@ const PRESET_FILES: [(&str, &str); 8] = [
     preset!("samsung_pm9a3"),
     preset!("kioxia_cd6r"),
     preset!("micron_9100max"),
+    preset!("client_tlc"),
+    preset!("client_qlc"),
 ];
 
 /// The tables a drive file may hold.
-const DRIVE_TABLES: [&str; 9] = [
+const DRIVE_TABLES: [&str; 10] = [
     "host",
     "controller",
     "flash",
@@ -48,6 +50,7 @@ const DRIVE_TABLES: [&str; 9] = [
     "thermal",
     "buffer",
     "plp",
+    "slc_cache",
 ];
 
 /// All built-in presets, in a stable order.

@@ -45,6 +45,9 @@ impl Controller {
         } = self.commands[command];
         cx.die(StateChange::Command);
         self.host_idle = false;
+        if self.slc.is_some() {
+            self.slc_host_idle(false, cx);
+        }
         if trim | flush {
             if trim {
                 self.trim_command(command, cx);

@@ -5,11 +5,13 @@
 //! which the die hands the channel on.
 
 use super::ops::{OpKind, ProbeAction};
+use super::slc::fold::FoldStep;
 use super::suspend::ArrayKind;
 use super::Controller;
 use crate::base::event::Event;
 use crate::base::time::{Duration, Time};
 use crate::flash::channel::{Grant, Need};
+use crate::ftl::Stream;
 use crate::observe::{Context, Direction, Observer, OpClass, StateChange};
 
 impl Controller {
@@ -63,10 +65,22 @@ impl Controller {
             .expect("a die with the channel runs an operation");
         let kind = self.ops[op].kind;
         match (kind, need) {
-            (OpKind::Program { pages, units, .. }, _) => {
+            (
+                OpKind::Program {
+                    pages,
+                    units,
+                    stream,
+                    page_count,
+                },
+                _,
+            ) => {
                 let transfer = self.timing.program_transfer(units);
                 let loaded = self.occupy(die, now, transfer);
-                let page_type = self.geometry.page_type(pages[0].1);
+                let mut page_type = self.geometry.page_type(pages[0].1);
+                if self.slc.is_some() && stream == Stream::User {
+                    // The SLC cache: a host program with room runs in SLC mode (`slc/fold.rs`).
+                    page_type = self.slc_program(die, (page_type, page_count, units), cx);
+                }
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
                 cx.die(StateChange::DieOpStart {
                     die,
@@ -78,6 +92,37 @@ impl Controller {
                 let bytes = u64::from(units) * self.geometry.unit_bytes;
                 report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
+            }
+            (OpKind::FoldProgram(fold), _) => {
+                let transfer = self.timing.program_transfer(fold.units);
+                let loaded = self.occupy(die, now, transfer);
+                let length = self
+                    .timing
+                    .program_time(usize::from(fold.page_type), &mut self.flash_rng);
+                self.slc_die_time(FoldStep::Program(fold.page_type), length);
+                cx.die(StateChange::DieOpStart {
+                    die,
+                    start: loaded,
+                    class: OpClass::Program,
+                    page_type: fold.page_type,
+                    duration: length,
+                });
+                let bytes = u64::from(fold.units) * self.geometry.unit_bytes;
+                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
+                self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
+            }
+            (OpKind::SlcErase, _) => {
+                let start = self.occupy(die, now, self.timing.command);
+                let erase = self.timing.slc_erase;
+                self.slc_die_time(FoldStep::Erase, erase);
+                cx.die(StateChange::DieOpStart {
+                    die,
+                    start,
+                    class: OpClass::Erase,
+                    page_type: 0,
+                    duration: erase,
+                });
+                self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
             }
             (OpKind::MappingProgram, _) => {
                 // A translation page: a full page of data in, then a lower-page program.
@@ -138,6 +183,9 @@ impl Controller {
                     // Read retries and soft senses: more senses back to back (reliability.rs).
                     t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
                 }
+                if matches!(kind, OpKind::FoldRead(_)) {
+                    self.slc_die_time(FoldStep::Read, t_read);
+                }
                 cx.die(StateChange::DieOpStart {
                     die,
                     start: sensing,
@@ -171,6 +219,7 @@ impl Controller {
             OpKind::HostRead { .. } => batch,
             OpKind::GcRead { units, .. } => units,
             OpKind::MappingRead { .. } => self.geometry.units_per_page,
+            OpKind::FoldRead(fold) => fold.units,
             _ => 1,
         };
         let mut transfer = self.timing.read_transfer(units);

@@ -179,6 +179,12 @@ impl Controller {
                 self.tally.mapping_programs += 1;
                 Need::Data
             }
+            OpKind::FoldRead(_) => {
+                state.page_type = self.slc.as_ref().map_or(0, |slc| slc.page_type);
+                Need::Command
+            }
+            OpKind::FoldProgram(_) => Need::Data,
+            OpKind::SlcErase => Need::Command,
             OpKind::Probe { action, .. } => match action {
                 ProbeAction::Read { page_type } => {
                     state.page_type = page_type;
@@ -311,6 +317,9 @@ impl Controller {
             OpKind::MappingRead { tpage, load } => self.on_mapping_read_done(tpage, load, cx),
             OpKind::MappingProgram => self.on_mapping_program_done(),
             OpKind::Erase { block } => self.on_erase_done(block, cx),
+            OpKind::FoldRead(fold) => self.on_fold_read_done(die, fold, cx),
+            OpKind::FoldProgram(fold) => self.on_fold_program_done(die, fold, cx),
+            OpKind::SlcErase => self.on_slc_erase_done(),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
         if self.dies[die as usize].held {

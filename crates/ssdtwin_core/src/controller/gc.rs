@@ -78,6 +78,9 @@ impl Controller {
     /// while it is idle.
     pub fn set_host_idle<O: Observer>(&mut self, idle: bool, cx: &mut Context<O>) {
         self.host_idle = idle;
+        if self.slc.is_some() {
+            self.slc_host_idle(idle, cx);
+        }
         if idle && matches!(self.pacing, GcPacing::Paced(_)) {
             for plane in 0..self.geometry.planes() {
                 self.advance_gc(plane, cx);

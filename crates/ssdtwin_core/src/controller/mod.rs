@@ -34,6 +34,7 @@ pub mod pacing;
 pub mod params;
 mod reliability;
 pub mod scheduler;
+pub mod slc;
 pub mod suspend;
 pub mod tally;
 mod trim;
@@ -116,6 +117,8 @@ pub struct Controller {
     /// Several flows: their submission queues and the arbitration among them (`admission.rs`);
     /// `None` with one flow, whose commands enter the host queue as they arrive.
     pub arbiter: Option<Box<arbitration::Arbiter>>,
+    /// The SLC write cache (`slc_cache.enabled`; `slc/`); `None`: every program is native.
+    pub slc: Option<Box<slc::SlcCache>>,
 }
 
 impl Controller {
@@ -186,6 +189,7 @@ impl Controller {
             draining: false,
             durability: waits::Durability::default(),
             arbiter: None,
+            slc: None,
             geometry,
             timing,
             ftl,

@@ -82,6 +82,12 @@ pub enum OpKind {
     },
     /// A translation page written back (dirty beyond the protected count, or evicted dirty).
     MappingProgram,
+    /// The SLC cache folds: reads a host program's data back from SLC (`controller/slc/`).
+    FoldRead(super::slc::Fold),
+    /// ... and programs it into its native page.
+    FoldProgram(super::slc::Fold),
+    /// An SLC-mode block freed by folding is erased.
+    SlcErase,
     /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
     Probe {
         id: u32,
@@ -112,6 +118,7 @@ impl OpKind {
                 | OpKind::GcRead { .. }
                 | OpKind::CopyRead { .. }
                 | OpKind::MappingRead { .. }
+                | OpKind::FoldRead(_)
                 | OpKind::Probe {
                     action: ProbeAction::Read { .. },
                     ..

@@ -18,6 +18,8 @@ pub struct Timing {
     /// Program time per page type.
     pub program: Vec<Duration>,
     pub erase: Duration,
+    /// SLC-mode erase time (the SLC cache; its read and program times follow the page types).
+    pub slc_erase: Duration,
     /// Command and address cycles before an operation.
     pub command: Duration,
     /// Page-register transfer added to every read and program (Cho et al., section IV-B).
@@ -40,6 +42,7 @@ impl Timing {
                 .collect(),
             program: (0..types).map(|t| flash.t_program.for_type(t)).collect(),
             erase: flash.t_erase,
+            slc_erase: flash.t_erase,
             command: flash.command_time,
             page_register: flash.page_register_time,
             bus_bytes_per_second: flash.bus_rate.per_second(),
@@ -47,6 +50,14 @@ impl Timing {
             unit_bytes: geometry.unit_bytes,
             parity_bytes: geometry.parity_bytes,
         }
+    }
+
+    /// Adds the SLC mode as one more page type (index `page_types`) with SLC read and program
+    /// times, and its erase time.
+    pub fn add_slc(&mut self, t_read: Duration, t_program: Duration, t_erase: Duration) {
+        self.read.push(t_read + self.page_register);
+        self.program.push(t_program);
+        self.slc_erase = t_erase;
     }
 
     /// Bus time to move `units` mapping units with their parity (reads: column addressing).

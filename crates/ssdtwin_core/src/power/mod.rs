@@ -256,6 +256,18 @@ impl PowerModel {
         self.set_active_channels(now, self.active_channels);
     }
 
+    /// Adds the SLC mode (the SLC cache) as one more page type drawing `read_ma` when read and
+    /// `program_ma` when programmed; call before the run.
+    pub fn add_slc_mode(&mut self, config: &PowerConfig, page_types: usize, (read_ma, program_ma): (f64, f64)) {
+        self.profiles = Profiles::with_slc(config, page_types, Some((read_ma, program_ma)));
+        self.segment_powers = self
+            .profiles
+            .segments
+            .iter()
+            .map(|segment| picowatts(segment.power_w))
+            .collect();
+    }
+
     /// The profiles (for tests and checks).
     pub fn profiles(&self) -> &Profiles {
         &self.profiles

@@ -37,6 +37,12 @@ pub struct Profiles {
 
 impl Profiles {
     pub fn new(config: &PowerConfig, page_types: usize) -> Profiles {
+        Profiles::with_slc(config, page_types, None)
+    }
+
+    /// The profiles of `page_types` page types and, with `slc` (average read and program
+    /// currents [mA]), the SLC mode as one more page type after them (the SLC cache).
+    pub fn with_slc(config: &PowerConfig, page_types: usize, slc: Option<(f64, f64)>) -> Profiles {
         let mut segments = Vec::new();
         let mut add = |average_ma: f64, shape: &[ProfileSegment]| {
             let first = segments.len() as u32;
@@ -56,12 +62,16 @@ impl Profiles {
             }
         };
         let per_type = |currents: &PerPageTypeCurrent, page_type: usize| currents.for_type(page_type);
-        let read = (0..page_types)
+        let mut read: Vec<_> = (0..page_types)
             .map(|page_type| add(per_type(&config.icc_read_ma, page_type), &config.read_profile))
             .collect();
-        let program = (0..page_types)
+        let mut program: Vec<_> = (0..page_types)
             .map(|page_type| add(per_type(&config.icc_program_ma, page_type), &config.program_profile))
             .collect();
+        if let Some((read_ma, program_ma)) = slc {
+            read.push(add(read_ma, &config.read_profile));
+            program.push(add(program_ma, &config.program_profile));
+        }
         let erase = add(config.icc_erase_ma, &config.erase_profile);
         Profiles {
             segments,

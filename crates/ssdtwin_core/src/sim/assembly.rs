@@ -9,6 +9,7 @@ use crate::base::error::ConfigError;
 use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
 use crate::base::time::{Duration, Time};
+use crate::controller::slc::SlcCache;
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::Ftl;
@@ -102,6 +103,26 @@ fn thermal_model(
     }))
 }
 
+/// The SLC write cache of `scenario` (`slc_cache.enabled`) over the empty drive's free blocks.
+fn slc_cache(scenario: &Scenario, geometry: &Geometry, controller: &Controller) -> Box<SlcCache> {
+    let block_bytes = u64::from(geometry.units_per_block()) * geometry.unit_bytes;
+    let free: u64 = (0..geometry.planes())
+        .map(|plane| controller.ftl.free_blocks(plane) as u64)
+        .sum();
+    let interval = if scenario.power.enabled {
+        scenario.power.sample_interval
+    } else {
+        Duration::ZERO
+    };
+    Box::new(SlcCache::new(
+        &scenario.slc_cache,
+        geometry.dies,
+        (u64::from(geometry.page_types), block_bytes, geometry.pages_per_block),
+        free * block_bytes,
+        interval,
+    ))
+}
+
 /// The reliability model, when `reliability.enabled`: each die ages at its NAND package's
 /// temperature (the thermal model's, when on), the data written before the run has sat
 /// `reliability.retention_age` at `reliability.retention_temp_c`.
@@ -132,7 +153,11 @@ impl Simulation {
     pub(super) fn assemble(scenario: &Scenario, live: bool) -> Result<Simulation, ConfigError> {
         let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
         check_memory(&geometry, scenario.ftl.over_provisioning)?;
-        let timing = Timing::new(&scenario.flash, &geometry);
+        let mut timing = Timing::new(&scenario.flash, &geometry);
+        let slc = &scenario.slc_cache;
+        if slc.enabled {
+            timing.add_slc(slc.t_read, slc.t_program, slc.t_erase);
+        }
         let ftl = Ftl::new(
             &scenario.ftl,
             scenario.flash.multi_plane,
@@ -224,6 +249,26 @@ impl Simulation {
             geometry.dies,
             geometry.page_types as usize,
         );
+        if slc.enabled {
+            controller.slc = Some(slc_cache(scenario, &geometry, &controller));
+            let power_config = &scenario.power;
+            let (read_ma, program_ma) = if slc.icc_ma > 0.0 {
+                (slc.icc_ma, slc.icc_ma)
+            } else {
+                (
+                    power_config.icc_read_ma.for_type(0),
+                    power_config.icc_program_ma.for_type(0),
+                )
+            };
+            power.add_slc_mode(power_config, geometry.page_types as usize, (read_ma, program_ma));
+            if let Some(cache) = controller.slc.as_mut() {
+                let watts = |milliamperes: f64| power_config.vcc_v * milliamperes * 1e-3;
+                let native = (0..geometry.page_types as usize)
+                    .map(|page_type| watts(power_config.icc_program_ma.for_type(page_type)))
+                    .collect();
+                cache.op_power_w = (watts(read_ma), native, watts(power_config.icc_erase_ma));
+            }
+        }
         let thermal = thermal_model(scenario, &geometry, &controller, &host, &mut power)?;
         controller.reliability = reliability_model(scenario, &geometry);
         let arbitrated = controller.arbiter.is_some();

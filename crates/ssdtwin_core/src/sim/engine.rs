@@ -25,6 +25,8 @@ impl Simulation {
     pub(super) fn run_workload(&mut self, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
         // Throttling limits from the starting temperatures apply to the first submission.
         self.start_thermal();
+        // The SLC cache's size at the start: after preconditioning, whose data shrinks it.
+        self.controller.slc_start();
         self.schedule_power_losses();
         self.prepare_warmup();
         let mut cx = Context {
@@ -94,6 +96,7 @@ impl Simulation {
             Event::ArrayDone { die, generation } => controller.on_array_done(die, generation, cx),
             Event::SuspendEntered { die, generation } => controller.on_suspend_entered(die, generation, cx),
             Event::ChannelFree { channel } => controller.on_channel_free(channel, cx),
+            Event::SlcIdle { generation } => controller.on_slc_idle(generation, cx),
             Event::BufferReadDone { transaction } => controller.on_buffer_read_done(transaction, cx),
             Event::ProbeIssue { index } => {
                 let (die, action) = self.probes[index as usize];

@@ -106,6 +106,11 @@ impl Simulation {
                 let rows = timeseries.time_s.len();
                 timeseries.add_column("reliability.rber_mean".to_string(), reliability.rber_column(rows));
             }
+            if let Some(slc) = &self.controller.slc {
+                for (name, values) in slc.columns(timeseries.time_s.len()) {
+                    timeseries.add_column(name, values);
+                }
+            }
         }
         let metrics = &self.observers.metrics;
         let measured = self.measured();
@@ -236,6 +241,11 @@ impl Simulation {
                 report.errored_commands = metrics.errors;
                 report
             }),
+            slc_cache: self
+                .controller
+                .slc
+                .as_ref()
+                .map(|slc| slc.report(self.now, self.controller.slc_size())),
             timeseries,
         }
     }

@@ -71,6 +71,9 @@ pub struct Report {
     /// Bit errors, retries, uncorrectable reads, when `reliability.enabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reliability: Option<ReliabilityReport>,
+    /// The SLC write cache, when `slc_cache.enabled` (docs/models/slc_cache.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slc_cache: Option<crate::controller::slc::SlcReport>,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::controller::buffer::params::BufferConfig;
 use crate::controller::params::ControllerConfig;
+use crate::controller::slc::params::SlcCacheConfig;
 use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
 use crate::host::params::HostConfig;
@@ -33,6 +34,8 @@ pub struct Scenario {
     pub controller: ControllerConfig,
     pub flash: FlashConfig,
     pub ftl: FtlConfig,
+    /// The SLC write cache (off by default).
+    pub slc_cache: SlcCacheConfig,
     pub workload: WorkloadConfig,
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
@@ -57,6 +60,7 @@ impl Default for Scenario {
             controller: ControllerConfig::default(),
             flash: FlashConfig::default(),
             ftl: FtlConfig::default(),
+            slc_cache: SlcCacheConfig::default(),
             workload: WorkloadConfig::default(),
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),

@@ -33,6 +33,7 @@ mod loss;
 mod mappings;
 mod power;
 mod reliability;
+mod slc_cache;
 mod source_scan;
 mod steady;
 mod steady_check;

@@ -301,3 +301,51 @@ def power_loss(report: Mapping[str, Any]) -> str:
     if not events:
         parts.insert(0, '<p class="note">No power cut happened within the run.</p>')
     return "".join(parts)
+
+
+def slc_cache(report: Mapping[str, Any]) -> str:
+    """The SLC write cache: its size, where host writes went (SLC or direct), what folding moved
+    and cost, the SLC pool's wear and the time the cache was full (the cliff)."""
+    block = _block(report, "slc_cache")
+    size = [
+        ("size at the start [GiB]", block.get("initial_size_gib"), "{:.3f}"),
+        ("size at the end [GiB]", block.get("size_gib"), "{:.3f}"),
+        ("unfolded at the end [GiB]", block.get("used_gib"), "{:.3f}"),
+        ("time full under writes (cliff) [s]", block.get("cliff_time_s"), "{:.4g}"),
+        ("times it filled", block.get("cliff_entries"), ""),
+    ]
+    writes = [
+        ("written in SLC [GiB]", block.get("slc_written_gib"), "{:.3f}"),
+        ("written direct [GiB]", block.get("direct_written_gib"), "{:.3f}"),
+        ("folded [GiB]", block.get("folded_gib"), "{:.3f}"),
+        ("fold programs", block.get("fold_programs"), ""),
+        ("fold die time [s]", block.get("fold_die_time_s"), "{:.4g}"),
+        ("fold array energy [J]", block.get("fold_energy_j"), "{:.4g}"),
+        ("SLC erases", block.get("slc_erases"), ""),
+        ("SLC pool blocks", block.get("slc_blocks"), ""),
+        ("SLC mean P/E", block.get("slc_mean_pe"), "{:.3g}"),
+        ("SLC wear (P/E / endurance)", block.get("slc_wear"), "%"),
+    ]
+    known = {
+        "initial_size_gib",
+        "size_gib",
+        "used_gib",
+        "cliff_time_s",
+        "cliff_entries",
+        "slc_written_gib",
+        "direct_written_gib",
+        "folded_gib",
+        "fold_programs",
+        "fold_reads",
+        "fold_die_time_s",
+        "fold_energy_j",
+        "slc_erases",
+        "slc_blocks",
+        "slc_mean_pe",
+        "slc_wear",
+    }
+    return (
+        '<div class="tables" id="slc-cache-counters">'
+        f"<div><h3>Cache</h3>{_facts(size)}</div>"
+        f"<div><h3>Writes and folding</h3>{_facts(writes)}</div>{_more(block, known)}</div>"
+    )

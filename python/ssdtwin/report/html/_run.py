@@ -53,6 +53,7 @@ KNOWN_FIELDS = {
     "plp",
     "power_loss",
     "mapping_cache",
+    "slc_cache",
     "warmup",
     "variability",
     "steady_state",
@@ -65,6 +66,7 @@ OPTIONAL_MODELS = (
     ("buffer", "buffer", "Write buffer", _models.buffer),
     ("plp", "plp", "Power-loss protection", _models.plp),
     ("power_loss", "power-loss", "Power loss", _models.power_loss),
+    ("slc_cache", "slc-cache", "SLC write cache", _models.slc_cache),
 )
 """Sections of optional models, each drawn when its block is in the report (which the core writes
 only with the model on)."""

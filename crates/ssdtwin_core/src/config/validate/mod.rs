@@ -7,6 +7,7 @@ mod dram;
 mod drive;
 mod flows;
 mod power;
+mod slc;
 #[cfg(test)]
 mod tests;
 mod thermal;
@@ -33,6 +34,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     power::power(&scenario.power, &scenario.flash)?;
     thermal::thermal(&scenario.thermal, &scenario.throttle, &scenario.power)?;
     dram::dram(scenario)?;
+    slc::slc_cache(scenario)?;
     checks::check(
         scenario.report.steady_window == crate::base::time::Duration::ZERO
             || scenario.report.steady_window >= crate::base::time::Duration::from_micros(100),

@@ -1,0 +1,178 @@
+//! The SLC cache's operations on dies: a host program that finds room runs in SLC mode and owes
+//! a fold; folding reads the SLC page (SLC t_R, data out through the controller for ECC, as GC
+//! does) and programs it into its native page (native t_PROG, data in), and every SLC block's
+//! worth of pages folded on a die is erased in SLC mode. Background folding starts once the host
+//! has been idle for `slc_cache.idle_delay` and stops when it is busy again; with
+//! `cliff = "wait"` a host write beyond the cache's size queues a fold on its die at once.
+
+use super::Fold;
+use crate::base::event::Event;
+use crate::base::time::Duration;
+use crate::controller::ops::OpKind;
+use crate::controller::Controller;
+use crate::observe::{Context, Observer};
+
+/// A step of folding, for its array power.
+#[derive(Clone, Copy, Debug)]
+pub enum FoldStep {
+    Read,
+    Program(u8),
+    Erase,
+}
+
+impl Controller {
+    /// The SLC cache's size now [bytes of host data] (cache on).
+    pub fn slc_size(&self) -> u64 {
+        let free: u64 = (0..self.geometry.planes())
+            .map(|plane| self.ftl.free_blocks(plane) as u64)
+            .sum();
+        self.slc.as_ref().map_or(0, |slc| slc.size_bytes(free))
+    }
+
+    /// The run starts: the cache's size now is its starting size (the report's).
+    pub fn slc_start(&mut self) {
+        let size = self.slc_size();
+        if let Some(slc) = self.slc.as_mut() {
+            slc.initial_size = size;
+        }
+    }
+
+    /// A host program of `units` into native pages of type `native_type` on `die` has its
+    /// channel: the page type it runs as, SLC when it lands in the cache.
+    pub(in crate::controller) fn slc_program<O: Observer>(
+        &mut self,
+        die: u32,
+        (native_type, page_count, units): (usize, u8, u32),
+        cx: &mut Context<O>,
+    ) -> usize {
+        let size = self.slc_size();
+        let bytes = u64::from(units) * self.geometry.unit_bytes;
+        let Some(slc) = self.slc.as_mut() else {
+            return native_type;
+        };
+        if !slc.admit(cx.now, bytes, size) {
+            return native_type;
+        }
+        slc.pending[die as usize].push_back(Fold {
+            page_type: native_type as u8,
+            page_count,
+            units,
+        });
+        let page_type = slc.page_type as usize;
+        if slc.used_bytes > size {
+            // `wait`: the cache is over its size; this die folds as much first.
+            self.fold_next(die, cx);
+        }
+        page_type
+    }
+
+    /// Queues the fold of `die`'s oldest SLC data (its read first); false when it owes none.
+    fn fold_next<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) -> bool {
+        let Some(slc) = self.slc.as_mut() else {
+            return false;
+        };
+        let Some(fold) = slc.pending[die as usize].pop_front() else {
+            return false;
+        };
+        slc.in_flight[die as usize] += 1;
+        slc.counts.fold_reads += 1;
+        self.enqueue_internal_op(die, OpKind::FoldRead(fold), cx);
+        true
+    }
+
+    /// A fold's SLC read is out: its native program follows on the same die.
+    pub(in crate::controller) fn on_fold_read_done<O: Observer>(&mut self, die: u32, fold: Fold, cx: &mut Context<O>) {
+        self.enqueue_internal_op(die, OpKind::FoldProgram(fold), cx);
+    }
+
+    /// A fold's native program is done: its SLC space is free; a freed SLC block is erased;
+    /// background folding goes on while the host stays idle.
+    pub(in crate::controller) fn on_fold_program_done<O: Observer>(
+        &mut self,
+        die: u32,
+        fold: Fold,
+        cx: &mut Context<O>,
+    ) {
+        let size = self.slc_size();
+        let bytes = u64::from(fold.units) * self.geometry.unit_bytes;
+        let draining = self.draining;
+        let host_idle = self.host_idle;
+        let Some(slc) = self.slc.as_mut() else {
+            return;
+        };
+        slc.in_flight[die as usize] -= 1;
+        slc.folded(cx.now, bytes, size);
+        let folded = &mut slc.folded_pages[die as usize];
+        *folded += u32::from(fold.page_count);
+        let per_block = slc.slc_pages_per_block;
+        let mut erases = 0;
+        while *folded >= per_block {
+            *folded -= per_block;
+            erases += 1;
+        }
+        let more = slc.background && host_idle && !draining && slc.in_flight[die as usize] == 0;
+        for _ in 0..erases {
+            self.enqueue_internal_op(die, OpKind::SlcErase, cx);
+        }
+        if more {
+            self.fold_next(die, cx);
+        }
+    }
+
+    /// An SLC-mode block was erased.
+    pub(in crate::controller) fn on_slc_erase_done(&mut self) {
+        if let Some(slc) = self.slc.as_mut() {
+            slc.counts.slc_erases += 1;
+        }
+    }
+
+    /// Array time `length` of a fold step, for the report: its time and energy.
+    pub(in crate::controller) fn slc_die_time(&mut self, step: FoldStep, length: Duration) {
+        if let Some(slc) = self.slc.as_mut() {
+            slc.counts.fold_die_time += length;
+            let (read, program, erase) = &slc.op_power_w;
+            let power = match step {
+                FoldStep::Read => *read,
+                FoldStep::Program(page_type) => program.get(usize::from(page_type)).copied().unwrap_or(0.0),
+                FoldStep::Erase => *erase,
+            };
+            slc.counts.fold_energy_j += power * length.as_secs_f64();
+        }
+    }
+
+    /// The host turned idle (`idle`) or busy: an idle host starts the idle timer; a busy one
+    /// stops background folding (folds in flight finish).
+    pub(in crate::controller) fn slc_host_idle<O: Observer>(&mut self, idle: bool, cx: &mut Context<O>) {
+        let Some(slc) = self.slc.as_mut() else {
+            return;
+        };
+        if !idle && !slc.background {
+            return;
+        }
+        slc.idle_generation = slc.idle_generation.wrapping_add(1);
+        slc.background = false;
+        if idle {
+            let generation = slc.idle_generation;
+            let at = cx.now + slc.config.idle_delay;
+            cx.events.schedule(at, Event::SlcIdle { generation });
+        }
+    }
+
+    /// The idle timer ran out: if the host is still idle, every die starts folding.
+    pub fn on_slc_idle<O: Observer>(&mut self, generation: u32, cx: &mut Context<O>) {
+        let (host_idle, draining) = (self.host_idle, self.draining);
+        let Some(slc) = self.slc.as_mut() else {
+            return;
+        };
+        if slc.idle_generation != generation || !host_idle || draining {
+            return;
+        }
+        slc.background = true;
+        for die in 0..self.geometry.dies {
+            let idle = self.slc.as_ref().is_some_and(|slc| slc.in_flight[die as usize] == 0);
+            if idle {
+                self.fold_next(die, cx);
+            }
+        }
+    }
+}
