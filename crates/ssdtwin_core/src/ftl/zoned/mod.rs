@@ -1,0 +1,15 @@
+//! Zoned namespaces (issue 31): the zone state machine of the NVMe Zoned Namespace Command Set
+//! Specification 1.1 ([ZNS]), pure state with no timing.
+//!
+//! `state.rs` holds a zone, its states and the specification's status codes; `zones.rs` the
+//! namespace's zones, write pointers, zone append, the Zone Send Actions and the open and active
+//! zone limits; `params.rs` the `[zns]` keys. Nothing here is used unless `zns.enabled`.
+
+pub mod params;
+pub mod state;
+#[cfg(test)]
+mod tests;
+pub mod zones;
+
+pub use state::{Zone, ZoneAction, ZoneError, ZoneState};
+pub use zones::{Written, ZoneCounts, ZoneLimits, Zones};
