@@ -11,6 +11,7 @@ use crate::controller::buffer::params::BufferConfig;
 use crate::controller::params::ControllerConfig;
 use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
+use crate::ftl::zoned::params::ZnsConfig;
 use crate::host::params::HostConfig;
 use crate::metrics::params::ReportConfig;
 use crate::power::params::PowerConfig;
@@ -33,6 +34,8 @@ pub struct Scenario {
     pub controller: ControllerConfig,
     pub flash: FlashConfig,
     pub ftl: FtlConfig,
+    /// A zoned namespace (off by default).
+    pub zns: ZnsConfig,
     pub workload: WorkloadConfig,
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
@@ -57,6 +60,7 @@ impl Default for Scenario {
             controller: ControllerConfig::default(),
             flash: FlashConfig::default(),
             ftl: FtlConfig::default(),
+            zns: ZnsConfig::default(),
             workload: WorkloadConfig::default(),
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),
