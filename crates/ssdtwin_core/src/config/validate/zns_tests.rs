@@ -49,6 +49,7 @@ fn zone_size_must_be_a_whole_number_of_stripes() {
     assert!(error.message.contains("multiple of 16MiB"), "{error}");
     let error = zns_error(&["zns.zone_size=\"128GiB\""]);
     assert_eq!(error.key, "zns.zone_size", "larger than the 64 GiB drive");
+    assert!(error.message.contains("128 blocks per plane"), "{error}");
 }
 
 #[test]
@@ -97,4 +98,13 @@ fn a_die_group_layout_counts_zones_blocks_and_logical_blocks() {
     assert_eq!(layout.limits.zone_size, (16 << 20) / 4096);
     assert_eq!(layout.limits.zone_capacity, (12 << 20) / 4096);
     assert_eq!((layout.limits.max_open, layout.limits.max_active), (14, 14));
+    assert_eq!((layout.groups, layout.blocks_per_plane_per_zone), (64, 1));
+    // Zones of 3 stripes: 21 fit in a plane's 64 blocks, in each of the 64 groups (one block per
+    // plane left over), not 64 GiB / 48 MiB = 1365.
+    scenario.zns.zone_size = crate::base::units::ByteSize(48 << 20);
+    let layout = scenario
+        .zns
+        .resolve(&scenario.flash, scenario.ftl.mapping_unit)
+        .unwrap();
+    assert_eq!(layout.zones, 64 * 21);
 }

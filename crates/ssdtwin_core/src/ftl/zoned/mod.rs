@@ -3,8 +3,12 @@
 //!
 //! `state.rs` holds a zone, its states and the specification's status codes; `zones.rs` the
 //! namespace's zones, write pointers, zone append, the Zone Send Actions and the open and active
-//! zone limits; `params.rs` the `[zns]` keys. Nothing here is used unless `zns.enabled`.
+//! zone limits; `params.rs` the `[zns]` keys and
+//! their layout in zones and blocks; `layout.rs` where each zone's data lives on the flash. Nothing here is used unless `zns.enabled`.
 
+pub mod layout;
+#[cfg(test)]
+mod layout_tests;
 pub mod params;
 pub mod state;
 #[cfg(test)]

@@ -79,6 +79,10 @@ pub struct ZoneLayout {
     pub dies_per_zone: u32,
     /// Erase blocks of one zone, spread evenly over the planes of its dies.
     pub blocks_per_zone: u64,
+    /// Die groups (1 for `striped`); zone `z` is in group `z % groups`.
+    pub groups: u32,
+    /// Blocks a zone takes on each plane of its dies.
+    pub blocks_per_plane_per_zone: u32,
 }
 
 impl ZnsConfig {
@@ -119,16 +123,16 @@ impl ZnsConfig {
                 ),
             ));
         }
-        let raw = block * u64::from(flash.blocks_per_plane) * u64::from(flash.planes_per_die) * u64::from(dies);
-        let zones = raw / zone_size.bytes();
+        // Zones per die group: the group's planes each give `per_plane` blocks to a zone.
+        let per_plane = zone_size.bytes() / stripe.bytes();
+        let groups = dies / dies_per_zone;
+        let zones = u64::from(groups) * (u64::from(flash.blocks_per_plane) / per_plane);
         if zones == 0 {
             return Err(ConfigError::new(
                 "zns.zone_size",
                 format!(
-                    "{} is larger than the drive's raw capacity ({}); allowed: at most {}",
-                    zone_size,
-                    ByteSize(raw),
-                    ByteSize(raw)
+                    "{zone_size} needs {per_plane} blocks per plane; allowed: at most flash.blocks_per_plane ({}) stripes of {stripe}",
+                    flash.blocks_per_plane
                 ),
             ));
         }
@@ -176,6 +180,8 @@ impl ZnsConfig {
             lba_size: lba,
             dies_per_zone,
             blocks_per_zone: zone_size.bytes() / block,
+            groups,
+            blocks_per_plane_per_zone: per_plane as u32,
         })
     }
 }
