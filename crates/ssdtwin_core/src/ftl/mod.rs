@@ -41,6 +41,7 @@ pub mod types;
 #[cfg(feature = "verify")]
 pub mod versions;
 pub mod wear;
+pub mod zoned;
 
 use std::collections::VecDeque;
 

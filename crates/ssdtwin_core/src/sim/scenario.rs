@@ -12,6 +12,7 @@ use crate::controller::params::ControllerConfig;
 use crate::controller::slc::params::SlcCacheConfig;
 use crate::flash::params::FlashConfig;
 use crate::ftl::params::FtlConfig;
+use crate::ftl::zoned::params::ZnsConfig;
 use crate::host::params::HostConfig;
 use crate::metrics::params::ReportConfig;
 use crate::power::params::PowerConfig;
@@ -36,6 +37,8 @@ pub struct Scenario {
     pub ftl: FtlConfig,
     /// The SLC write cache (off by default).
     pub slc_cache: SlcCacheConfig,
+    /// A zoned namespace (off by default).
+    pub zns: ZnsConfig,
     pub workload: WorkloadConfig,
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
@@ -61,6 +64,7 @@ impl Default for Scenario {
             flash: FlashConfig::default(),
             ftl: FtlConfig::default(),
             slc_cache: SlcCacheConfig::default(),
+            zns: ZnsConfig::default(),
             workload: WorkloadConfig::default(),
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),
