@@ -1,7 +1,8 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::rmw::OldData;
 use super::Controller;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
@@ -41,6 +42,8 @@ impl Controller {
             is_read,
             trim,
             flush,
+            head_gap,
+            tail_gap,
             ..
         } = self.commands[command];
         cx.die(StateChange::Command);
@@ -53,16 +56,21 @@ impl Controller {
             }
             return false;
         }
+        let gapped = head_gap | tail_gap != 0;
         if !is_read {
-            cx.die(StateChange::DramAccess {
-                bytes: u64::from(units) * self.geometry.unit_bytes,
-            });
+            let bytes = self.commands[command].bytes(self.geometry.unit_bytes);
+            cx.die(StateChange::DramAccess { bytes });
+            self.tally.host_write_bytes += bytes;
+            self.tally.host_write_units += u64::from(units);
         }
-        for logical in first_unit..first_unit + units {
+        for (index, logical) in (first_unit..first_unit + units).enumerate() {
+            let partial = !is_read && gapped && partial_unit(index as u32, units, head_gap, tail_gap);
+            self.tally.partial_writes += u64::from(partial);
             let transaction = self.transactions.insert(Transaction {
                 command,
                 logical,
                 physical: NONE,
+                partial,
             });
             self.host_queue.push_back(transaction);
         }
@@ -169,6 +177,13 @@ impl Controller {
     }
 
     fn admit_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
+        if self.transactions[transaction].partial {
+            match self.old_data(transaction, cx) {
+                OldData::Ready => {}
+                OldData::Reading => return true,
+                OldData::Blocked => return false,
+            }
+        }
         if !self.ftl.is_page_mapped() {
             return self.admit_mapped_write(transaction, cx);
         }
@@ -283,12 +298,15 @@ impl Controller {
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
+        if self.transactions[transaction].partial {
+            return self.old_data_read(transaction);
+        }
         let command = self.transactions.remove(transaction).command;
         self.frame_used -= 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
         if record.remaining == 0 {
-            let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            let bytes = record.bytes(self.geometry.unit_bytes);
             cx.die(StateChange::DramAccess { bytes });
             self.to_host.push(command);
         }

@@ -13,7 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
-//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `drain.rs` (the end of a run),
+//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `drain.rs` (the end of a run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -33,6 +33,7 @@ pub mod ops;
 pub mod pacing;
 pub mod params;
 mod reliability;
+mod rmw;
 pub mod scheduler;
 pub mod suspend;
 pub mod tally;

@@ -45,9 +45,27 @@ pub struct FtlReport {
     /// Mapping units named by host trims (deallocates) in the measured run, each unmapped; a unit
     /// already unmapped counts too.
     pub trimmed_units: u64,
+    /// Bytes the host asked to write in the measured run.
+    pub host_write_bytes: u64,
+    /// Bytes programmed for host writes and GC copies: mapping units placed x `ftl.mapping_unit`
+    /// (the DRAM buffer's coalescing aside, `waf` = this / `host_write_bytes`).
+    pub media_write_bytes: u64,
+    /// Writes of part of a mapping unit (docs/models/ftl.md, "Mapping unit").
+    pub read_modify_writes: ReadModifyWrites,
     /// P/E cycles of the drive's blocks at the end of the run (with an aged start, its cycles
     /// included): least, mean and most worn block.
     pub pe_cycles: PeCycles,
+}
+
+/// Writes smaller than their mapping unit: each unit written in part needs its old data.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ReadModifyWrites {
+    /// Mapping units written only in part.
+    pub partial_units: u64,
+    /// Of those, the units whose old data was read from flash first (die reads, in `flash.reads`).
+    pub flash_reads: u64,
+    /// Of those, the units whose old data was in controller DRAM (write or frame buffer).
+    pub in_dram: u64,
 }
 
 /// P/E cycles over the drive's blocks.

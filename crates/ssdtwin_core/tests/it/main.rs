@@ -31,6 +31,7 @@ mod loss;
 mod mappings;
 mod power;
 mod reliability;
+mod rmw;
 mod source_scan;
 mod steady;
 mod steady_check;
