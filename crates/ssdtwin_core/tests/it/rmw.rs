@@ -163,3 +163,34 @@ fn steady_waf_of_4kib_writes_on_8_and_16kib_units_is_unit_over_4kib_times_the_gc
         );
     }
 }
+
+#[test]
+fn the_datacenter_qlc_preset_maps_16kib_units_and_runs_4kib_writes_from_an_empty_drive() {
+    let source = ssdtwin_core::ScenarioSource::Text {
+        toml: "drive = \"datacenter_qlc\"\n".to_string(),
+        base_dir: ".".into(),
+    };
+    let overrides: Vec<ssdtwin_core::Override> = [
+        "workload.precondition=\"none\"",
+        "workload.read_fraction=0.0",
+        "workload.block_size=\"4KiB\"",
+        "workload.io_count=20000",
+    ]
+    .iter()
+    .map(|setting| ssdtwin_core::Override::parse(setting).unwrap())
+    .collect();
+    let scenario = ssdtwin_core::load(&source, &overrides).expect("the preset loads");
+    assert_eq!(scenario.ftl.mapping_unit.bytes(), 16384);
+    assert_eq!(scenario.flash.cell, ssdtwin_core::config::CellType::Qlc);
+    let report = run(&scenario);
+    let rmw = &report.ftl.read_modify_writes;
+    eprintln!(
+        "datacenter_qlc, 4 KiB random writes from empty: {rmw:?}, WAF {}",
+        report.waf
+    );
+    assert_eq!(report.host_ios, 20000);
+    assert_eq!(rmw.partial_units, 20000, "every 4 KiB write is part of a 16 KiB unit");
+    assert_eq!(report.flash.gc_programs, 0);
+    assert_eq!(report.waf, 4.0, "16 KiB programmed per 4 KiB written");
+    assert_eq!(report.flash.reads, rmw.flash_reads, "only read-modify-write reads");
+}
