@@ -2,6 +2,7 @@
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
 use super::ops::{partial_unit, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
 use crate::base::event::Event;
@@ -56,6 +57,13 @@ impl Controller {
             }
             return false;
         }
+        if self.read_cache.is_some() {
+            if is_read {
+                self.note_read_ahead(first_unit, units);
+            } else {
+                (first_unit..first_unit + units).for_each(|logical| self.drop_cached(logical));
+            }
+        }
         let gapped = head_gap | tail_gap != 0;
         if !is_read {
             let bytes = self.commands[command].bytes(self.geometry.unit_bytes);
@@ -71,6 +79,7 @@ impl Controller {
                 logical,
                 physical: NONE,
                 partial,
+                looked_up: false,
             });
             self.host_queue.push_back(transaction);
         }
@@ -90,6 +99,9 @@ impl Controller {
         self.admit_host_queue(cx);
         if self.arbiter.is_some() && self.host_queue.is_empty() {
             self.fetch(cx);
+        }
+        if !self.read_ahead.is_empty() {
+            self.issue_read_ahead(cx);
         }
     }
 
@@ -145,6 +157,9 @@ impl Controller {
 
     fn admit_read<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         let logical = self.transactions[transaction].logical;
+        if self.read_cache.is_some() && self.read_cache_hit(transaction, logical, cx) {
+            return true;
+        }
         if self.dram.is_some() {
             match self.read_from_dram(transaction, logical, cx) {
                 Some(true) => {
@@ -298,8 +313,17 @@ impl Controller {
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
-        if self.transactions[transaction].partial {
+        let record = self.transactions[transaction];
+        if record.partial {
             return self.old_data_read(transaction);
+        }
+        if self.read_cache.is_some() {
+            if record.command == PREFETCH {
+                return self.finish_prefetch(transaction, cx);
+            }
+            if record.physical != NONE {
+                self.cache_read_unit(record.logical, cx);
+            }
         }
         let command = self.transactions.remove(transaction).command;
         self.frame_used -= 1;

@@ -13,7 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
-//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `drain.rs` (the end of a run),
+//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `read_cache.rs` and `prefetch.rs` (the DRAM read cache and read-ahead), `drain.rs` (the end of a run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -32,6 +32,8 @@ mod mapped;
 pub mod ops;
 pub mod pacing;
 pub mod params;
+mod prefetch;
+pub mod read_cache;
 mod reliability;
 mod rmw;
 pub mod scheduler;
@@ -40,7 +42,7 @@ pub mod tally;
 mod trim;
 pub mod waits;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
@@ -117,6 +119,12 @@ pub struct Controller {
     /// Several flows: their submission queues and the arbitration among them (`admission.rs`);
     /// `None` with one flow, whose commands enter the host queue as they arrive.
     pub arbiter: Option<Box<arbitration::Arbiter>>,
+    /// The DRAM read cache and read-ahead (`read_cache.rs`, `prefetch.rs`); `None`: off.
+    read_cache: Option<Box<read_cache::ReadCache>>,
+    /// Units a sequential stream will read next, noted for read-ahead.
+    read_ahead: Vec<u32>,
+    /// Units being read ahead (their prefetch reads in flight).
+    prefetching: HashSet<u32>,
 }
 
 impl Controller {
@@ -187,6 +195,9 @@ impl Controller {
             draining: false,
             durability: waits::Durability::default(),
             arbiter: None,
+            read_cache: None,
+            read_ahead: Vec::new(),
+            prefetching: HashSet::new(),
             geometry,
             timing,
             ftl,

@@ -67,6 +67,9 @@ pub struct Transaction {
     /// A write of part of its unit whose old data is still to be merged (a read-modify-write,
     /// `rmw.rs`); false once merged and for every other transaction.
     pub partial: bool,
+    /// A read already looked up in the read cache (and missed): a retry of its admission is not
+    /// another lookup (`prefetch.rs`).
+    pub looked_up: bool,
 }
 
 /// What a flash operation does.

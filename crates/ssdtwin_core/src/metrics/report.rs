@@ -57,6 +57,28 @@ pub struct FtlReport {
     pub pe_cycles: PeCycles,
 }
 
+/// The DRAM read cache and read-ahead (`buffer.read_cache`, `buffer.read_ahead`), counted from the
+/// start of the run (warm-up included).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ReadCacheReport {
+    pub capacity_units: u32,
+    pub read_ahead_units: u32,
+    /// Host read transactions (mapping units) looked up, found and not found.
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_ratio: f64,
+    /// Units read ahead from flash into the cache.
+    pub prefetched: u64,
+    /// Units read ahead that the host then read from the cache.
+    pub prefetch_hits: u64,
+    /// Units read ahead that the host never read: evicted or dropped unread, or still unread at
+    /// the end.
+    pub prefetched_unused: u64,
+    /// Units in the cache at the end.
+    pub held_units: u32,
+}
+
 /// Writes smaller than their mapping unit: each unit written in part needs its old data.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct ReadModifyWrites {

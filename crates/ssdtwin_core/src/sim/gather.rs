@@ -11,8 +11,8 @@ use crate::ftl::params::MappingKind;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, ReadModifyWrites, SimulatorReport,
-    SuspendReport, TraceTimestampsReport, WorkloadReport,
+    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, ReadCacheReport, ReadModifyWrites,
+    SimulatorReport, SuspendReport, TraceTimestampsReport, WorkloadReport,
 };
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
@@ -239,6 +239,7 @@ impl Simulation {
             thermal,
             throttle,
             buffer,
+            read_cache: self.controller.read_cache().map(read_cache_report),
             mapping_cache,
             plp: plp_on.then(|| self.plp.report(&self.scenario)),
             power_loss: (!self.scenario.power_loss.at.is_empty() || !self.power_losses.is_empty()).then(|| {
@@ -273,5 +274,26 @@ impl Simulation {
             waited: stats.waited,
             waited_units: stats.waited_units,
         })
+    }
+}
+
+/// The read cache's figures for the report.
+fn read_cache_report(cache: &crate::controller::read_cache::ReadCache) -> ReadCacheReport {
+    let stats = cache.stats;
+    ReadCacheReport {
+        capacity_units: cache.capacity(),
+        read_ahead_units: cache.read_ahead,
+        lookups: stats.lookups,
+        hits: stats.hits,
+        misses: stats.lookups - stats.hits,
+        hit_ratio: if stats.lookups > 0 {
+            stats.hits as f64 / stats.lookups as f64
+        } else {
+            0.0
+        },
+        prefetched: stats.prefetched,
+        prefetch_hits: stats.prefetch_hits,
+        prefetched_unused: stats.prefetch_wasted + cache.prefetched_unread(),
+        held_units: cache.held(),
     }
 }

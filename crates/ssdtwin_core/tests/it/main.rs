@@ -30,6 +30,7 @@ mod live;
 mod loss;
 mod mappings;
 mod power;
+mod read_cache;
 mod reliability;
 mod rmw;
 mod source_scan;
