@@ -64,7 +64,7 @@ impl Controller {
                 (first_unit..first_unit + units).for_each(|logical| self.drop_cached(logical));
             }
         }
-        let gapped = head_gap | tail_gap != 0;
+        let gapped_write = !is_read && head_gap | tail_gap != 0;
         if !is_read {
             let bytes = self.commands[command].bytes(self.geometry.unit_bytes);
             cx.die(StateChange::DramAccess { bytes });
@@ -72,8 +72,10 @@ impl Controller {
             self.tally.host_write_units += u64::from(units);
         }
         for (index, logical) in (first_unit..first_unit + units).enumerate() {
-            let partial = !is_read && gapped && partial_unit(index as u32, units, head_gap, tail_gap);
-            self.tally.partial_writes += u64::from(partial);
+            let partial = gapped_write && partial_unit(index as u32, units, head_gap, tail_gap);
+            if partial {
+                self.tally.partial_writes += 1;
+            }
             let transaction = self.transactions.insert(Transaction {
                 command,
                 logical,

@@ -15,6 +15,8 @@ pub struct Synthetic {
     /// Command sizes [bytes] with cumulative weights (last is 1): whole units, or a part of one
     /// unit (a size dividing the mapping unit).
     sizes: Vec<(u64, f64)>,
+    /// The sizes in mapping units, in the same order (1 for a part of a unit).
+    size_units: Vec<u32>,
     unit_bytes: u64,
     pattern: Pattern,
     /// Random pattern: probability that a command continues where the previous one ended.
@@ -73,7 +75,12 @@ impl Synthetic {
                 ])
             }
         };
+        let size_units = sizes
+            .iter()
+            .map(|&(bytes, _)| ((bytes / unit_bytes) as u32).max(1))
+            .collect();
         Synthetic {
+            size_units,
             read_fraction: config.read_fraction,
             trim_below: config.read_fraction + config.trim_fraction,
             sizes,
@@ -100,19 +107,19 @@ impl Synthetic {
         let draw = self.rng.unit();
         let is_read = draw < self.read_fraction;
         let trim = !is_read && draw < self.trim_below;
-        let bytes = if self.sizes.len() == 1 {
-            self.sizes[0].0
+        let size = if self.sizes.len() == 1 {
+            0
         } else {
             let draw = self.rng.unit();
             self.sizes
                 .iter()
-                .find(|(_, cumulative)| draw < *cumulative)
-                .unwrap_or(&self.sizes[0])
-                .0
+                .position(|(_, cumulative)| draw < *cumulative)
+                .unwrap_or(0)
         };
+        let bytes = self.sizes[size].0;
         // A size below the mapping unit writes (reads) part of one unit.
         let part = bytes < self.unit_bytes;
-        let units = ((bytes / self.unit_bytes) as u32).max(1).min(self.span_units);
+        let units = self.size_units[size].min(self.span_units);
         // No draw at a sequential fraction of 0, so pure random streams stay as they were.
         let continues = match self.pattern {
             Pattern::Sequential => true,
