@@ -24,18 +24,21 @@ MODELS_ON = {
     "reliability.retention_age": "10y",
     "reliability.retention_temp_c": 70,
     "buffer.capacity": "4MiB",
+    "buffer.read_cache": "1MiB",
+    "buffer.read_ahead": "64KiB",
     "ftl.mapping_cache": "cached",
     "plp.enabled": True,
     "power_loss.at": ["2ms"],
 }
-"""Overrides that turn on reliability, the write buffer, the cached mapping table, PLP and a power
-cut (the HTML report's model sections)."""
+"""Overrides that turn on reliability, the write buffer, the read cache, the cached mapping table,
+PLP and a power cut (the HTML report's model sections)."""
 
 OPTIONAL_SECTIONS = (
     "thermal",
     "throttle",
     "reliability",
     "buffer",
+    "read-cache",
     "plp",
     "power-loss",
     "mapping-cache",

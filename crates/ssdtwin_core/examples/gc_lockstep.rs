@@ -52,6 +52,8 @@ fn main() {
         fua: false,
         first_unit: rng.below(capacity) as u32,
         units: 1,
+        head_gap: 0,
+        tail_gap: 0,
     };
     for tag in 0..u64::from(queue_depth) {
         let command = next(&mut rng);

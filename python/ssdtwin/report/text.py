@@ -139,13 +139,23 @@ def drain_line(data: Mapping[str, Any]) -> str | None:
 
 
 def print_dram(data: Mapping[str, Any], console: Console) -> None:
-    """The report's `buffer`, `mapping_cache`, `plp` and `power_loss` blocks, one line each (when present)."""
+    """The report's `buffer`, `read_cache`, `mapping_cache`, `plp` and `power_loss` blocks, one line each
+    (when present)."""
     lines = []
     if isinstance(data.get("buffer"), Mapping):
         lines.append(
             f"Write buffer: hit ratio {format_value(lookup(data, 'buffer.hit_ratio'), '{:.1%}')}, "
             f"{format_value(lookup(data, 'buffer.coalesced'), '{:,}')} coalesced, "
             f"peak {format_value(lookup(data, 'buffer.peak_units'), '{:,}')} units"
+        )
+    if isinstance(data.get("read_cache"), Mapping):
+        lines.append(
+            f"Read cache: hit ratio {format_value(lookup(data, 'read_cache.hit_ratio'), '{:.1%}')} "
+            f"({format_value(lookup(data, 'read_cache.hits'), '{:,}')} hits, "
+            f"{format_value(lookup(data, 'read_cache.misses'), '{:,}')} misses); read ahead "
+            f"{format_value(lookup(data, 'read_cache.prefetched'), '{:,}')} units, "
+            f"{format_value(lookup(data, 'read_cache.prefetch_hits'), '{:,}')} read, "
+            f"{format_value(lookup(data, 'read_cache.prefetched_unused'), '{:,}')} unused"
         )
     if isinstance(data.get("mapping_cache"), Mapping):
         lines.append(

@@ -1,7 +1,7 @@
 //! Drive presets: TOML files in `configs/drives/`, compiled into the library.
 //!
 //! A preset holds the `[host]`, `[controller]`, `[flash]`, `[ftl]`, `[power]` and `[thermal]` tables of a drive from a
-//! paper (and `[buffer]` and `[plp]` when the paper states its DRAM and its protection), with a `description` line; a scenario names one with `drive = "..."` and overrides any
+//! paper (and `[buffer]` and `[plp]` when the paper states its DRAM and its protection, `[reliability]` when its ECC codeword is not the default), with a `description` line; a scenario names one with `drive = "..."` and overrides any
 //! key. A `drive` that is not a preset name is read as a path to a TOML file of the same shape.
 
 use std::path::Path;
@@ -26,7 +26,7 @@ macro_rules! preset {
     };
 }
 
-const PRESET_FILES: [(&str, &str); 10] = [
+const PRESET_FILES: [(&str, &str); 11] = [
     preset!("enterprise_tlc"),
     preset!("iiot_64gb"),
     preset!("iiot_512gb"),
@@ -37,6 +37,7 @@ const PRESET_FILES: [(&str, &str); 10] = [
     preset!("micron_9100max"),
     preset!("client_tlc"),
     preset!("client_qlc"),
+    preset!("datacenter_qlc"),
 ];
 
 /// The tables a drive file may hold.
@@ -51,6 +52,7 @@ const DRIVE_TABLES: [&str; 10] = [
     "buffer",
     "plp",
     "slc_cache",
+    "reliability",
 ];
 
 /// All built-in presets, in a stable order.
@@ -114,7 +116,7 @@ pub(super) fn load_preset(drive: &str, base_dir: &Path, files: &mut Vec<Written>
         return Err(ConfigError::new(
             format!("drive.{key}"),
             format!(
-                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal], [buffer], [plp] and description",
+                "{}a drive file holds only [host], [controller], [flash], [ftl], [workload], [power], [thermal], [buffer], [plp], [reliability] and description",
                 // A drive file's error carries its place (`locate.rs`); a built-in preset's names it.
                 if from_file { String::new() } else { format!("{origin}: ") }
             ),

@@ -1,7 +1,9 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::prefetch::PREFETCH;
+use super::rmw::OldData;
 use super::Controller;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
@@ -41,6 +43,8 @@ impl Controller {
             is_read,
             trim,
             flush,
+            head_gap,
+            tail_gap,
             ..
         } = self.commands[command];
         cx.die(StateChange::Command);
@@ -56,16 +60,31 @@ impl Controller {
             }
             return false;
         }
-        if !is_read {
-            cx.die(StateChange::DramAccess {
-                bytes: u64::from(units) * self.geometry.unit_bytes,
-            });
+        if self.read_cache.is_some() {
+            if is_read {
+                self.note_read_ahead(first_unit, units);
+            } else {
+                (first_unit..first_unit + units).for_each(|logical| self.drop_cached(logical));
+            }
         }
-        for logical in first_unit..first_unit + units {
+        let gapped_write = !is_read && head_gap | tail_gap != 0;
+        if !is_read {
+            let bytes = self.commands[command].bytes(self.geometry.unit_bytes);
+            cx.die(StateChange::DramAccess { bytes });
+            self.tally.host_write_bytes += bytes;
+            self.tally.host_write_units += u64::from(units);
+        }
+        for (index, logical) in (first_unit..first_unit + units).enumerate() {
+            let partial = gapped_write && partial_unit(index as u32, units, head_gap, tail_gap);
+            if partial {
+                self.tally.partial_writes += 1;
+            }
             let transaction = self.transactions.insert(Transaction {
                 command,
                 logical,
                 physical: NONE,
+                partial,
+                looked_up: false,
             });
             self.host_queue.push_back(transaction);
         }
@@ -85,6 +104,9 @@ impl Controller {
         self.admit_host_queue(cx);
         if self.arbiter.is_some() && self.host_queue.is_empty() {
             self.fetch(cx);
+        }
+        if !self.read_ahead.is_empty() {
+            self.issue_read_ahead(cx);
         }
     }
 
@@ -140,6 +162,9 @@ impl Controller {
 
     fn admit_read<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
         let logical = self.transactions[transaction].logical;
+        if self.read_cache.is_some() && self.read_cache_hit(transaction, logical, cx) {
+            return true;
+        }
         if self.dram.is_some() {
             match self.read_from_dram(transaction, logical, cx) {
                 Some(true) => {
@@ -172,6 +197,13 @@ impl Controller {
     }
 
     fn admit_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
+        if self.transactions[transaction].partial {
+            match self.old_data(transaction, cx) {
+                OldData::Ready => {}
+                OldData::Reading => return true,
+                OldData::Blocked => return false,
+            }
+        }
         if !self.ftl.is_page_mapped() {
             return self.admit_mapped_write(transaction, cx);
         }
@@ -286,12 +318,24 @@ impl Controller {
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
+        let record = self.transactions[transaction];
+        if record.partial {
+            return self.old_data_read(transaction);
+        }
+        if self.read_cache.is_some() {
+            if record.command == PREFETCH {
+                return self.finish_prefetch(transaction, cx);
+            }
+            if record.physical != NONE {
+                self.cache_read_unit(record.logical, cx);
+            }
+        }
         let command = self.transactions.remove(transaction).command;
         self.frame_used -= 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;
         if record.remaining == 0 {
-            let bytes = u64::from(record.units) * self.geometry.unit_bytes;
+            let bytes = record.bytes(self.geometry.unit_bytes);
             cx.die(StateChange::DramAccess { bytes });
             self.to_host.push(command);
         }

@@ -13,7 +13,7 @@
 //! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
-//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `drain.rs` (the end of a run),
+//! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `read_cache.rs` and `prefetch.rs` (the DRAM read cache and read-ahead), `drain.rs` (the end of a run),
 //! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
 
 mod admission;
@@ -32,7 +32,10 @@ mod mapped;
 pub mod ops;
 pub mod pacing;
 pub mod params;
+mod prefetch;
+pub mod read_cache;
 mod reliability;
+mod rmw;
 pub mod scheduler;
 pub mod slc;
 pub mod suspend;
@@ -40,7 +43,7 @@ pub mod tally;
 mod trim;
 pub mod waits;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
@@ -119,6 +122,12 @@ pub struct Controller {
     pub arbiter: Option<Box<arbitration::Arbiter>>,
     /// The SLC write cache (`slc_cache.enabled`; `slc/`); `None`: every program is native.
     pub slc: Option<Box<slc::SlcCache>>,
+    /// The DRAM read cache and read-ahead (`read_cache.rs`, `prefetch.rs`); `None`: off.
+    read_cache: Option<Box<read_cache::ReadCache>>,
+    /// Units a sequential stream will read next, noted for read-ahead.
+    read_ahead: Vec<u32>,
+    /// Units being read ahead (their prefetch reads in flight).
+    prefetching: HashSet<u32>,
 }
 
 impl Controller {
@@ -190,6 +199,9 @@ impl Controller {
             durability: waits::Durability::default(),
             arbiter: None,
             slc: None,
+            read_cache: None,
+            read_ahead: Vec::new(),
+            prefetching: HashSet::new(),
             geometry,
             timing,
             ftl,

@@ -31,10 +31,31 @@ pub struct Command {
     pub fua: bool,
     pub first_unit: u32,
     pub units: u32,
+    /// Bytes of the first (last) unit the command leaves out [bytes] (`CommandSpec`).
+    pub head_gap: u32,
+    pub tail_gap: u32,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
     pub remaining: u32,
     /// Completes with an error status: a read of it was uncorrectable (`reliability`).
     pub error: bool,
+}
+
+impl Command {
+    /// The bytes the host moves [bytes]: its units less the gaps at its ends.
+    pub fn bytes(&self, unit_bytes: u64) -> u64 {
+        command_bytes(self.units, self.head_gap, self.tail_gap, unit_bytes)
+    }
+}
+
+/// The bytes moved by a command of `units` units with gaps `head_gap` and `tail_gap` [bytes].
+pub fn command_bytes(units: u32, head_gap: u32, tail_gap: u32, unit_bytes: u64) -> u64 {
+    (u64::from(units) * unit_bytes).saturating_sub(u64::from(head_gap) + u64::from(tail_gap))
+}
+
+/// Whether unit `index` (0-based within a write of `units` units with these gaps) is written only
+/// in part: a read-modify-write.
+pub fn partial_unit(index: u32, units: u32, head_gap: u32, tail_gap: u32) -> bool {
+    (index == 0 && head_gap > 0) || (index + 1 == units && tail_gap > 0)
 }
 
 /// One mapping unit of a command.
@@ -43,6 +64,12 @@ pub struct Transaction {
     pub command: u32,
     pub logical: u32,
     pub physical: u32,
+    /// A write of part of its unit whose old data is still to be merged (a read-modify-write,
+    /// `rmw.rs`); false once merged and for every other transaction.
+    pub partial: bool,
+    /// A read already looked up in the read cache (and missed): a retry of its admission is not
+    /// another lookup (`prefetch.rs`).
+    pub looked_up: bool,
 }
 
 /// What a flash operation does.

@@ -44,7 +44,9 @@ impl Controller {
             let record = self.transactions[transaction];
             let lba = u64::from(record.logical) * self.geometry.unit_bytes / 512;
             reliability.tally.lost(lba);
-            self.commands[record.command].error = true;
+            if record.command != super::prefetch::PREFETCH {
+                self.commands[record.command].error = true;
+            }
         }
         cx.events
             .schedule(cx.now + decode, Event::BufferReadDone { transaction });

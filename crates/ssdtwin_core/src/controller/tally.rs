@@ -26,6 +26,15 @@ pub struct Tally {
     /// target it tried owes copying or has no free block, one at least owing copying).
     pub gc_write_holds: u64,
     pub suspend: SuspendTally,
+    /// Bytes the host asked to write, and the mapping units those writes touched.
+    pub host_write_bytes: u64,
+    pub host_write_units: u64,
+    /// Units written only in part (each a read-modify-write of its unit).
+    pub partial_writes: u64,
+    /// Partial writes whose unit's old data was read from flash first.
+    pub rmw_reads: u64,
+    /// Partial writes whose unit's old data was in controller DRAM (write or frame buffer).
+    pub rmw_in_dram: u64,
 }
 
 /// Suspension counts and suspended operation times, summed as operations complete.

@@ -23,6 +23,7 @@ impl Controller {
             if let Some(buffer) = dram.as_deref_mut().and_then(|dram| dram.buffer.as_mut()) {
                 buffer.trim(logical);
             }
+            self.drop_cached(logical);
             let mapped = self.ftl.trim(logical);
             if let Some(dram) = dram.as_deref_mut() {
                 if mapped && dram.mapping.is_some() {

@@ -3,8 +3,11 @@
 //! Workloads produce these and the host and engine consume them, so they belong to the host layer,
 //! below the workloads.
 
-/// One host command, in mapping units.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+use crate::controller::ops::command_bytes;
+
+/// One host command, in mapping units (with the bytes of its end units it leaves out, when it
+/// does not cover them whole).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CommandSpec {
     pub is_read: bool,
     /// A deallocate (NVMe Dataset Management, ATA TRIM, fio's `trim`): the units are unmapped and
@@ -22,6 +25,12 @@ pub struct CommandSpec {
     pub first_unit: u32,
     /// Length in mapping units.
     pub units: u32,
+    /// Bytes of the first unit before the command's range [bytes]; 0 when it starts on a unit.
+    /// A write that leaves part of a unit out is a read-modify-write of that unit
+    /// (docs/models/ftl.md, "Mapping unit"); a read reads the whole unit.
+    pub head_gap: u32,
+    /// Bytes of the last unit after the command's range [bytes]; 0 when it ends on a unit.
+    pub tail_gap: u32,
 }
 
 impl CommandSpec {
@@ -34,7 +43,26 @@ impl CommandSpec {
             fua: false,
             first_unit,
             units,
+            head_gap: 0,
+            tail_gap: 0,
         }
+    }
+
+    /// A read or write of `length` bytes at byte `offset` (never a trim): the units it touches,
+    /// with the bytes of its end units it leaves out.
+    pub fn bytes_range(is_read: bool, offset: u64, length: u64, unit_bytes: u64) -> CommandSpec {
+        let (first, units) = units_of(offset, length, unit_bytes, false);
+        let (head_gap, tail_gap) = gaps_of(offset, length, unit_bytes);
+        CommandSpec {
+            head_gap,
+            tail_gap,
+            ..CommandSpec::io(is_read, false, first as u32, units as u32)
+        }
+    }
+
+    /// The bytes the host moves [bytes]: its units less the gaps at its ends.
+    pub fn bytes(&self, unit_bytes: u64) -> u64 {
+        command_bytes(self.units, self.head_gap, self.tail_gap, unit_bytes)
     }
 
     /// A Flush.
@@ -61,6 +89,16 @@ pub fn units_of(offset: u64, length: u64, unit_bytes: u64, trim: bool) -> (u64, 
     }
 }
 
+/// The bytes a read or write of `length` bytes at `offset` leaves out of its first and last
+/// units [bytes]: (head gap, tail gap). A zero-length request counts as one byte long, as in
+/// [`units_of`].
+pub fn gaps_of(offset: u64, length: u64, unit_bytes: u64) -> (u32, u32) {
+    let end = offset.saturating_add(length.max(1));
+    let head = offset % unit_bytes;
+    let tail = (unit_bytes - end % unit_bytes) % unit_bytes;
+    (head as u32, tail as u32)
+}
+
 /// A job (stream) of a workload: its name in reports and, for closed-loop sources, the commands
 /// it keeps in flight.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,5 +121,22 @@ mod tests {
         assert_eq!(units_of(8192, 8192, 4096, true), (2, 2), "aligned: the same units");
         assert_eq!(units_of(512, 1024, 4096, false), (0, 1));
         assert_eq!(units_of(512, 1024, 4096, true).1, 0, "no whole unit: nothing trimmed");
+    }
+
+    #[test]
+    fn gaps_are_the_bytes_of_the_end_units_a_range_leaves_out() {
+        use super::{gaps_of, CommandSpec};
+        use crate::controller::ops::partial_unit;
+        // 4 KiB at byte 4096 of a 16 KiB unit: 4 KiB before, 8 KiB after.
+        assert_eq!(gaps_of(4096, 4096, 16384), (4096, 8192));
+        assert_eq!(gaps_of(16384, 32768, 16384), (0, 0), "aligned: no gaps");
+        let command = CommandSpec::bytes_range(false, 2048, 6144, 4096);
+        assert_eq!((command.first_unit, command.units), (0, 2));
+        assert_eq!(command.bytes(4096), 6144);
+        assert!(partial_unit(0, 2, command.head_gap, command.tail_gap));
+        assert!(
+            !partial_unit(1, 2, command.head_gap, command.tail_gap),
+            "unit 1 is whole"
+        );
     }
 }

@@ -237,6 +237,8 @@ impl Host {
             fua: spec.fua && !spec.is_read && !spec.trim,
             first_unit: spec.first_unit,
             units: spec.units,
+            head_gap: spec.head_gap,
+            tail_gap: spec.tail_gap,
             remaining: spec.units,
             error: false,
         });
@@ -248,15 +250,14 @@ impl Host {
         let arrived = if spec.is_read || spec.trim || spec.flush {
             fetched
         } else {
-            self.link
-                .to_device(fetched, u64::from(spec.units) * controller.geometry.unit_bytes)
+            self.link.to_device(fetched, spec.bytes(controller.geometry.unit_bytes))
         };
         cx.events.schedule(arrived, Event::CommandArrived { command });
     }
 
     /// A read command's data is complete in the controller: it crosses the link to the host.
     pub fn deliver<O: Observer>(&mut self, command: u32, controller: &Controller, cx: &mut Context<O>) {
-        let bytes = u64::from(controller.commands[command].units) * controller.geometry.unit_bytes;
+        let bytes = controller.commands[command].bytes(controller.geometry.unit_bytes);
         let delivered = self.link.to_host(cx.now, bytes);
         cx.events.schedule(delivered, Event::CommandCompleted { command });
     }
@@ -280,7 +281,7 @@ impl Host {
             flush: done.flush,
             latency: cx.now.since(done.arrival),
             service: cx.now.since(done.submitted),
-            bytes: u64::from(done.units) * controller.geometry.unit_bytes,
+            bytes: done.bytes(controller.geometry.unit_bytes),
             error: done.error,
         });
         self.jobs[done.job as usize].outstanding -= 1;

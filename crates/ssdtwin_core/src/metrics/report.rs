@@ -45,9 +45,49 @@ pub struct FtlReport {
     /// Mapping units named by host trims (deallocates) in the measured run, each unmapped; a unit
     /// already unmapped counts too.
     pub trimmed_units: u64,
+    /// Bytes the host asked to write in the measured run.
+    pub host_write_bytes: u64,
+    /// Bytes programmed for host writes and GC copies: mapping units placed x `ftl.mapping_unit`
+    /// (the DRAM buffer's coalescing aside, `waf` = this / `host_write_bytes`).
+    pub media_write_bytes: u64,
+    /// Writes of part of a mapping unit (docs/models/ftl.md, "Mapping unit").
+    pub read_modify_writes: ReadModifyWrites,
     /// P/E cycles of the drive's blocks at the end of the run (with an aged start, its cycles
     /// included): least, mean and most worn block.
     pub pe_cycles: PeCycles,
+}
+
+/// The DRAM read cache and read-ahead (`buffer.read_cache`, `buffer.read_ahead`), counted from the
+/// start of the run (warm-up included).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ReadCacheReport {
+    pub capacity_units: u32,
+    pub read_ahead_units: u32,
+    /// Host read transactions (mapping units) looked up, found and not found.
+    pub lookups: u64,
+    pub hits: u64,
+    pub misses: u64,
+    pub hit_ratio: f64,
+    /// Units read ahead from flash into the cache.
+    pub prefetched: u64,
+    /// Units read ahead that the host then read from the cache.
+    pub prefetch_hits: u64,
+    /// Units read ahead that the host never read: evicted or dropped unread, or still unread at
+    /// the end.
+    pub prefetched_unused: u64,
+    /// Units in the cache at the end.
+    pub held_units: u32,
+}
+
+/// Writes smaller than their mapping unit: each unit written in part needs its old data.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ReadModifyWrites {
+    /// Mapping units written only in part.
+    pub partial_units: u64,
+    /// Of those, the units whose old data was read from flash first (die reads, in `flash.reads`).
+    pub flash_reads: u64,
+    /// Of those, the units whose old data was in controller DRAM (write or frame buffer).
+    pub in_dram: u64,
 }
 
 /// P/E cycles over the drive's blocks.

@@ -10,6 +10,7 @@ use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
 use crate::base::time::{Duration, Time};
 use crate::controller::slc::SlcCache;
+use crate::controller::read_cache::ReadCache;
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
 use crate::ftl::Ftl;
@@ -178,6 +179,12 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
         controller.set_dram(dram);
+        let unit_bytes = geometry.unit_bytes;
+        let read_cache = ReadCache::new(
+            (scenario.buffer.read_cache.bytes() / unit_bytes) as u32,
+            (scenario.buffer.read_ahead.bytes() / unit_bytes) as u32,
+        );
+        controller.set_read_cache(read_cache.map(Box::new));
         // Flush and FUA complete at once when the capacitors can flush every volatile write the
         // drive may hold: the write buffer, or without one the frame buffer's write units.
         let volatile_units = plp

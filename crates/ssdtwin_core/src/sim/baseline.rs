@@ -52,6 +52,11 @@ pub fn tally_since(now: &Tally, base: &Tally) -> Tally {
         mapping_programs: now.mapping_programs - base.mapping_programs,
         hol_events: now.hol_events - base.hol_events,
         gc_write_holds: now.gc_write_holds - base.gc_write_holds,
+        host_write_bytes: now.host_write_bytes - base.host_write_bytes,
+        host_write_units: now.host_write_units - base.host_write_units,
+        partial_writes: now.partial_writes - base.partial_writes,
+        rmw_reads: now.rmw_reads - base.rmw_reads,
+        rmw_in_dram: now.rmw_in_dram - base.rmw_in_dram,
         suspend: SuspendTally {
             program: now.suspend.program - base.suspend.program,
             erase: now.suspend.erase - base.suspend.erase,

@@ -11,8 +11,8 @@ use crate::ftl::params::MappingKind;
 use crate::metrics::jobs::JobMetrics;
 use crate::metrics::latency::LatencyRecorder;
 use crate::metrics::report::{
-    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, SimulatorReport, SuspendReport,
-    TraceTimestampsReport, WorkloadReport,
+    FlashCounters, FtlErases, FtlMerges, FtlReport, PeCycles, QueueReport, ReadCacheReport, ReadModifyWrites,
+    SimulatorReport, SuspendReport, TraceTimestampsReport, WorkloadReport,
 };
 use crate::metrics::summary::{LatencyCdfReport, LatencyReport};
 use crate::power::report::{EnergyReport, PowerReport};
@@ -79,6 +79,13 @@ impl Simulation {
             way_switches: measured.way_switches,
             wear_relocations: measured.wear_relocations,
             trimmed_units: measured.placed.trimmed_units,
+            host_write_bytes: measured.tally.host_write_bytes,
+            media_write_bytes: (placed.user_units + placed.gc_units) * self.controller.geometry.unit_bytes,
+            read_modify_writes: ReadModifyWrites {
+                partial_units: measured.tally.partial_writes,
+                flash_reads: measured.tally.rmw_reads,
+                in_dram: measured.tally.rmw_in_dram,
+            },
             pe_cycles: {
                 let (min, mean, max) = crate::ftl::wear::pe_summary(&ftl.blocks.erase_count);
                 PeCycles { min, mean, max }
@@ -131,8 +138,16 @@ impl Simulation {
         let all = read_latency.merged(&write_latency);
         let ftl = &self.controller.ftl;
         let placed = measured.placed;
+        // Units written per unit placed by the host, times the units' bytes per host byte (more
+        // than 1 when writes cover only part of their units; the buffer's coalescing not credited).
+        let unit_bytes_per_host_byte = if measured.tally.host_write_bytes > 0 {
+            (measured.tally.host_write_units * self.controller.geometry.unit_bytes) as f64
+                / measured.tally.host_write_bytes as f64
+        } else {
+            1.0
+        };
         let waf = if placed.user_units > 0 {
-            (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64
+            (placed.user_units + placed.gc_units) as f64 / placed.user_units as f64 * unit_bytes_per_host_byte
         } else {
             0.0
         };
@@ -229,6 +244,7 @@ impl Simulation {
             thermal,
             throttle,
             buffer,
+            read_cache: self.controller.read_cache().map(read_cache_report),
             mapping_cache,
             plp: plp_on.then(|| self.plp.report(&self.scenario)),
             power_loss: (!self.scenario.power_loss.at.is_empty() || !self.power_losses.is_empty()).then(|| {
@@ -268,5 +284,26 @@ impl Simulation {
             waited: stats.waited,
             waited_units: stats.waited_units,
         })
+    }
+}
+
+/// The read cache's figures for the report.
+fn read_cache_report(cache: &crate::controller::read_cache::ReadCache) -> ReadCacheReport {
+    let stats = cache.stats;
+    ReadCacheReport {
+        capacity_units: cache.capacity(),
+        read_ahead_units: cache.read_ahead,
+        lookups: stats.lookups,
+        hits: stats.hits,
+        misses: stats.lookups - stats.hits,
+        hit_ratio: if stats.lookups > 0 {
+            stats.hits as f64 / stats.lookups as f64
+        } else {
+            0.0
+        },
+        prefetched: stats.prefetched,
+        prefetch_hits: stats.prefetch_hits,
+        prefetched_unused: stats.prefetch_wasted + cache.prefetched_unread(),
+        held_units: cache.held(),
     }
 }

@@ -62,6 +62,9 @@ pub struct Report {
     /// Translation-page tracking, with `ftl.mapping_cache = "cached"`, `plp.enabled`, LIDF or power cuts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mapping_cache: Option<super::plp_model::MappingCacheReport>,
+    /// The DRAM read cache and read-ahead, when `buffer.read_cache` > 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_cache: Option<crate::metrics::report::ReadCacheReport>,
     /// Power-loss protection figures, with `plp.enabled` or power cuts.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub plp: Option<super::plp_model::PlpReport>,

@@ -181,16 +181,7 @@ impl Iiot {
     }
 
     fn command(&self, is_read: bool, offset: u64, bytes: u64) -> CommandSpec {
-        let first = offset / self.unit_bytes;
-        let end = (offset + bytes.max(1)).div_ceil(self.unit_bytes);
-        CommandSpec {
-            is_read,
-            trim: false,
-            flush: false,
-            fua: false,
-            first_unit: first as u32,
-            units: (end - first) as u32,
-        }
+        CommandSpec::bytes_range(is_read, offset, bytes, self.unit_bytes)
     }
 }
 

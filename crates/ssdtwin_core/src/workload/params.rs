@@ -70,7 +70,8 @@ pub struct WorkloadConfig {
     /// Fraction of writes with Force Unit Access (complete once programmed). 0 is off
     /// [fraction]. Default 0.
     pub fua_fraction: f64,
-    /// Command size when `bssplit` is empty [size].
+    /// Command size when `bssplit` is empty: a multiple of `ftl.mapping_unit`, or a divisor of
+    /// it (a write of part of a unit is a read-modify-write of the unit) [size].
     pub block_size: ByteSize,
     /// Command-size mix as `[size, weight]` pairs, e.g. `[["4KiB", 0.67], ["8KiB", 0.33]]`; the
     /// weights are normalised. Overrides `block_size` when not empty.

@@ -12,8 +12,12 @@ pub struct Synthetic {
     read_fraction: f64,
     /// Commands drawn at or above `read_fraction` and below this are trims.
     trim_below: f64,
-    /// Command sizes [units] with cumulative weights (last is 1).
-    sizes: Vec<(u32, f64)>,
+    /// Command sizes [bytes] with cumulative weights (last is 1): whole units, or a part of one
+    /// unit (a size dividing the mapping unit).
+    sizes: Vec<(u64, f64)>,
+    /// The sizes in mapping units, in the same order (1 for a part of a unit).
+    size_units: Vec<u32>,
+    unit_bytes: u64,
     pattern: Pattern,
     /// Random pattern: probability that a command continues where the previous one ended.
     sequential_fraction: f64,
@@ -21,6 +25,8 @@ pub struct Synthetic {
     span_units: u32,
     /// Next unit of a sequential stream: where the previous command ended.
     cursor: u32,
+    /// Bytes of the unit at `cursor` a sequential stream of part-unit commands has written.
+    cursor_bytes: u64,
     /// A Flush after every `flush_every` writes (0: never); writes since the last one.
     flush_every: u32,
     unflushed: u32,
@@ -38,13 +44,13 @@ enum Popularity {
 
 impl Synthetic {
     pub fn new(config: &WorkloadConfig, unit_bytes: u64, span_units: u32, rng: Rng) -> Synthetic {
-        let mut sizes: Vec<(u32, f64)> = if config.bssplit.is_empty() {
-            vec![((config.block_size.bytes() / unit_bytes) as u32, 1.0)]
+        let mut sizes: Vec<(u64, f64)> = if config.bssplit.is_empty() {
+            vec![(config.block_size.bytes(), 1.0)]
         } else {
             config
                 .bssplit
                 .iter()
-                .map(|(size, weight)| ((size.bytes() / unit_bytes) as u32, *weight))
+                .map(|(size, weight)| (size.bytes(), *weight))
                 .collect()
         };
         let total: f64 = sizes.iter().map(|(_, weight)| weight).sum();
@@ -69,7 +75,12 @@ impl Synthetic {
                 ])
             }
         };
+        let size_units = sizes
+            .iter()
+            .map(|&(bytes, _)| ((bytes / unit_bytes) as u32).max(1))
+            .collect();
         Synthetic {
+            size_units,
             read_fraction: config.read_fraction,
             trim_below: config.read_fraction + config.trim_fraction,
             sizes,
@@ -77,7 +88,9 @@ impl Synthetic {
             sequential_fraction: config.sequential_fraction,
             popularity,
             span_units,
+            unit_bytes,
             cursor: 0,
+            cursor_bytes: 0,
             flush_every: config.flush_every,
             unflushed: 0,
             fua_fraction: config.fua_fraction,
@@ -94,24 +107,29 @@ impl Synthetic {
         let draw = self.rng.unit();
         let is_read = draw < self.read_fraction;
         let trim = !is_read && draw < self.trim_below;
-        let units = if self.sizes.len() == 1 {
-            self.sizes[0].0
+        let size = if self.sizes.len() == 1 {
+            0
         } else {
             let draw = self.rng.unit();
             self.sizes
                 .iter()
-                .find(|(_, cumulative)| draw < *cumulative)
-                .unwrap_or(&self.sizes[0])
-                .0
+                .position(|(_, cumulative)| draw < *cumulative)
+                .unwrap_or(0)
         };
-        let units = units.min(self.span_units);
+        let bytes = self.sizes[size].0;
+        // A size below the mapping unit writes (reads) part of one unit.
+        let part = bytes < self.unit_bytes;
+        let units = self.size_units[size].min(self.span_units);
         // No draw at a sequential fraction of 0, so pure random streams stay as they were.
         let continues = match self.pattern {
             Pattern::Sequential => true,
             Pattern::Random => self.sequential_fraction > 0.0 && self.rng.unit() < self.sequential_fraction,
         };
         let first_unit = if continues {
-            if self.cursor + units > self.span_units {
+            if part && self.cursor_bytes > 0 {
+                // The next part of the unit the stream is in.
+                self.cursor - 1
+            } else if self.cursor + units > self.span_units {
                 0
             } else {
                 self.cursor
@@ -136,6 +154,24 @@ impl Synthetic {
             (slot.min(slots - 1) as u32) * units
         };
         self.cursor = first_unit + units;
+        let mut head_gap = 0;
+        if part {
+            // Where in its unit: after the stream's last part, or a slot aligned to the size.
+            let offset = if continues {
+                self.cursor_bytes
+            } else {
+                self.rng.below(self.unit_bytes / bytes) * bytes
+            };
+            head_gap = offset as u32;
+            self.cursor_bytes = (offset + bytes) % self.unit_bytes;
+        } else {
+            self.cursor_bytes = 0;
+        }
+        let tail_gap = if part {
+            (self.unit_bytes - u64::from(head_gap) - bytes) as u32
+        } else {
+            0
+        };
         // Nothing drawn or counted unless Flush or FUA is asked for: streams stay as they were.
         let mut fua = false;
         if self.flush_every > 0 || self.fua_fraction > 0.0 {
@@ -150,6 +186,8 @@ impl Synthetic {
             fua,
             first_unit,
             units,
+            head_gap,
+            tail_gap,
         }
     }
 }

@@ -2,7 +2,7 @@
 //! `reliability.codeword` bytes per codeword, the channel moves `ftl.mapping_unit` +
 //! `flash.parity_per_codeword` per mapping unit (one codeword each). With the reliability model
 //! on, a scenario where they differ is refused naming the keys and values; every built-in preset
-//! agrees.
+//! agrees (a preset with units larger than 4 KiB sets `[reliability]` to their sectors' sum).
 
 use ssdtwin_core::config::preset_names;
 use ssdtwin_core::{load, Override, ScenarioSource};
@@ -26,10 +26,21 @@ fn every_built_in_preset_moves_the_codeword_its_ecc_assumes() {
     for drive in names {
         let scenario = preset_with(drive, &["reliability.enabled=true"])
             .unwrap_or_else(|error| panic!("{drive} with the reliability model on: {error}"));
-        let moved = scenario.ftl.mapping_unit.bytes() + scenario.flash.parity_per_codeword.bytes();
-        // The LDPC figures of papers/000, Table 3: 4 KiB sectors of 4,320 B.
-        assert_eq!(moved, 4320, "{drive}: the channel moves {moved} B per codeword");
+        let unit = scenario.ftl.mapping_unit.bytes();
+        let moved = unit + scenario.flash.parity_per_codeword.bytes();
+        // The LDPC figures of papers/000, Table 3: 4 KiB sectors of 4,320 B, one per 4 KiB of
+        // the mapping unit (a 16 KiB unit moves four).
+        assert_eq!(
+            moved * 4096,
+            4320 * unit,
+            "{drive}: the channel moves {moved} B per {unit} B unit"
+        );
         assert_eq!(scenario.reliability.codeword.bytes(), moved, "{drive}");
+        assert_eq!(
+            u64::from(scenario.reliability.correctable_bits) * 4096,
+            220 * unit,
+            "{drive}: 220 bits per 4,320 B sector"
+        );
     }
 }
 

@@ -107,6 +107,8 @@ fn free_blocks_over_time(extra: &[&str], seconds: f64, every: Duration) -> (Vec<
         fua: false,
         first_unit: rng.below(span) as u32,
         units: 1,
+        head_gap: 0,
+        tail_gap: 0,
     };
     for tag in 0..32 {
         let command = next(&mut rng);

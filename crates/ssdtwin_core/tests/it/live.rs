@@ -28,6 +28,8 @@ fn each_live_command_completes_once_with_its_tag_after_its_arrival() {
             fua: false,
             first_unit: (tag * 7) as u32,
             units: 1 + (tag % 4) as u32,
+            head_gap: 0,
+            tail_gap: 0,
         };
         live.submit(Time::ZERO + Duration::from_micros(tag), command, tag);
     }
@@ -56,6 +58,8 @@ fn a_live_step_stops_at_the_first_completion_instant() {
             fua: false,
             first_unit: tag as u32 * 100,
             units: 1,
+            head_gap: 0,
+            tail_gap: 0,
         };
         live.submit(Time::ZERO, command, tag);
     }
@@ -95,6 +99,8 @@ fn a_closed_loop_through_the_live_api_is_the_run() {
             fua: false,
             first_unit: rng.below(u64::from(logical)) as u32,
             units: 1,
+            head_gap: 0,
+            tail_gap: 0,
         };
         live.submit(at, command, tag);
     };

@@ -51,6 +51,8 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
         fua: false,
         first_unit: written,
         units: logical - written,
+        head_gap: 0,
+        tail_gap: 0,
     };
     if trim.units > 0 {
         live.submit(Time::ZERO, trim, 0);
@@ -73,6 +75,8 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
             fua: false,
             first_unit: rng.below(u64::from(written)) as u32,
             units: 1,
+            head_gap: 0,
+            tail_gap: 0,
         };
         live.submit(at, write, tag);
         at += gap;

@@ -349,3 +349,34 @@ def slc_cache(report: Mapping[str, Any]) -> str:
         f"<div><h3>Cache</h3>{_facts(size)}</div>"
         f"<div><h3>Writes and folding</h3>{_facts(writes)}</div>{_more(block, known)}</div>"
     )
+
+
+def read_cache(report: Mapping[str, Any]) -> str:
+    """Size, hits and misses of the DRAM read cache, and what read-ahead read and what it wasted."""
+    block = _block(report, "read_cache")
+    settings = _config(report, "buffer")
+    cache = [
+        ("capacity [mapping units]", block.get("capacity_units"), ""),
+        ("capacity", settings.get("read_cache"), ""),
+        ("held at the end [units]", block.get("held_units"), ""),
+        ("unit reads looked up", block.get("lookups"), ""),
+        ("hits (served from DRAM)", block.get("hits"), ""),
+        ("misses (read from flash)", block.get("misses"), ""),
+        ("hit ratio", block.get("hit_ratio"), "%"),
+    ]
+    ahead = [
+        ("read-ahead [mapping units]", block.get("read_ahead_units"), ""),
+        ("read-ahead", settings.get("read_ahead"), ""),
+        ("units read ahead", block.get("prefetched"), ""),
+        ("read ahead, then read by the host", block.get("prefetch_hits"), ""),
+        ("read ahead, never read", block.get("prefetched_unused"), ""),
+        ("unused share", _share(block.get("prefetched_unused"), block.get("prefetched")), "%"),
+    ]
+    known = {"capacity_units", "held_units", "lookups", "hits", "misses", "hit_ratio", "read_ahead_units"}
+    known |= {"prefetched", "prefetch_hits", "prefetched_unused"}
+    return (
+        '<div class="tables" id="read-cache-counters">'
+        f"<div><h3>Cache</h3>{_facts(cache)}</div>"
+        f"<div><h3>Read-ahead</h3>{_facts(ahead)}</div>"
+        f"{_more(block, known)}</div>"
+    )

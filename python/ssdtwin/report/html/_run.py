@@ -50,6 +50,7 @@ KNOWN_FIELDS = {
     "throttle",
     "reliability",
     "buffer",
+    "read_cache",
     "plp",
     "power_loss",
     "mapping_cache",
@@ -64,6 +65,7 @@ OPTIONAL_MODELS = (
     # (report block, section id, heading, the section's body)
     ("reliability", "reliability", "Reliability", _models.reliability),
     ("buffer", "buffer", "Write buffer", _models.buffer),
+    ("read_cache", "read-cache", "Read cache", _models.read_cache),
     ("plp", "plp", "Power-loss protection", _models.plp),
     ("power_loss", "power-loss", "Power loss", _models.power_loss),
     ("slc_cache", "slc-cache", "SLC write cache", _models.slc_cache),

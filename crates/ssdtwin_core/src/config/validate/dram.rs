@@ -30,6 +30,35 @@ pub(super) fn dram(scenario: &Scenario) -> Result<(), ConfigError> {
             if cached { " less ftl.mapping_cache_size" } else { "" }
         ),
     )?;
+    let unit = ftl.mapping_unit.0;
+    check(
+        buffer.read_cache.0 == 0
+            || (buffer.read_cache.0 >= unit
+                && buffer.read_cache.0 / unit <= u64::from(u32::MAX)
+                && buffer
+                    .capacity
+                    .0
+                    .saturating_add(cache)
+                    .saturating_add(buffer.read_cache.0)
+                    <= buffer.dram_size.0),
+        "buffer.read_cache",
+        buffer.read_cache,
+        &format!(
+            "0 B (off), or at least one mapping unit ({}) and at most buffer.dram_size ({}) less buffer.capacity{}",
+            ftl.mapping_unit,
+            buffer.dram_size,
+            if cached { " and ftl.mapping_cache_size" } else { "" }
+        ),
+    )?;
+    check(
+        buffer.read_ahead.0 == 0 || (buffer.read_ahead.0 >= unit && buffer.read_ahead.0 <= buffer.read_cache.0),
+        "buffer.read_ahead",
+        buffer.read_ahead,
+        &format!(
+            "0 B (off), or at least one mapping unit ({}) and at most buffer.read_cache ({})",
+            ftl.mapping_unit, buffer.read_cache
+        ),
+    )?;
     if buffer.capacity.0 > 0 {
         check(
             buffer.capacity.0 >= ftl.mapping_unit.0,

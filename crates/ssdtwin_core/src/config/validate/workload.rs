@@ -36,19 +36,27 @@ pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlCo
         workload.sequential_fraction,
         "0 with pattern = \"sequential\" (every command is sequential already)",
     )?;
-    let aligned = |size: u64| size >= unit && size.is_multiple_of(unit) && size <= 1 << 30;
+    // Whole units, or a part of one unit (a read-modify-write when written).
+    let aligned = |size: u64| {
+        (size >= unit && size.is_multiple_of(unit) && size <= 1 << 30)
+            || (size >= 512 && size < unit && unit.is_multiple_of(size))
+    };
+    let allowed = format!(
+        "a multiple of ftl.mapping_unit ({0}) up to 1GiB, or a divisor of it of at least 512B",
+        ftl.mapping_unit
+    );
     check(
         aligned(workload.block_size.bytes()),
         "workload.block_size",
         workload.block_size,
-        &format!("a multiple of ftl.mapping_unit ({}) up to 1GiB", ftl.mapping_unit),
+        &allowed,
     )?;
     for (index, (size, weight)) in workload.bssplit.iter().enumerate() {
         check(
             aligned(size.bytes()),
             &format!("workload.bssplit[{index}]"),
             size,
-            &format!("a multiple of ftl.mapping_unit ({}) up to 1GiB", ftl.mapping_unit),
+            &allowed,
         )?;
         check(
             weight.is_finite() && *weight >= 0.0,
@@ -57,6 +65,21 @@ pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlCo
             "a weight of 0 or more",
         )?;
     }
+    let smallest = workload
+        .bssplit
+        .iter()
+        .map(|(size, _)| size.bytes())
+        .min()
+        .unwrap_or(workload.block_size.bytes());
+    check(
+        workload.trim_fraction == 0.0 || smallest >= unit,
+        "workload.trim_fraction",
+        workload.trim_fraction,
+        &format!(
+            "0 when a command size is below ftl.mapping_unit ({}): a trim deallocates whole units only",
+            ftl.mapping_unit
+        ),
+    )?;
     if !workload.bssplit.is_empty() {
         let total: f64 = workload.bssplit.iter().map(|(_, weight)| weight).sum();
         check(

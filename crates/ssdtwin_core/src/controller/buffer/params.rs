@@ -1,5 +1,6 @@
 //! Parameters of the DRAM write buffer (`[buffer]`, docs/models/dram_buffer_plp.md): capacity,
-//! write-back or write-through, the fill level that starts a flush, the flush order, the DRAM.
+//! write-back or write-through, the fill level that starts a flush, the flush order, the DRAM,
+//! and the DRAM read cache with its read-ahead.
 //!
 //! Declared once, with unit, default and documentation; unknown keys are rejected. Range checks
 //! live in `config/validate`.
@@ -41,6 +42,14 @@ pub struct BufferConfig {
     /// The drive's DRAM: the write buffer and (with `ftl.mapping_cache = "cached"`) the cached
     /// translation pages must fit in it. Default 4GiB [A] [size].
     pub dram_size: ByteSize,
+    /// LRU read cache in DRAM: units read from flash are kept and a read of a cached unit is
+    /// served in `controller.buffer_read_time` (as MQSim's and SimpleSSD's DRAM data caches); 0 =
+    /// no read cache. Counts against `dram_size`. Default 0B [size].
+    pub read_cache: ByteSize,
+    /// Read-ahead: bytes read from flash into the read cache ahead of a sequential read stream (a
+    /// read that starts where an earlier one ended), as SimpleSSD's read-ahead; 0 = none. Needs
+    /// `read_cache`, at most its size. Default 0B [size].
+    pub read_ahead: ByteSize,
 }
 
 impl Default for BufferConfig {
@@ -51,6 +60,8 @@ impl Default for BufferConfig {
             flush_threshold: 0.5,
             flush_order: FlushOrderKind::Fifo,
             dram_size: ByteSize(4 << 30),
+            read_cache: ByteSize(0),
+            read_ahead: ByteSize(0),
         }
     }
 }

@@ -245,14 +245,15 @@ impl FioWorkload {
         if !io.is_read && !io.trim {
             self.streams[job].unsynced += 1;
         }
-        let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, io.trim);
-        Some(CommandSpec {
-            is_read: io.is_read,
-            trim: io.trim,
-            flush: false,
-            fua: false,
-            first_unit: first as u32,
-            units: units as u32,
-        })
+        if !io.trim {
+            return Some(CommandSpec::bytes_range(
+                io.is_read,
+                io.offset,
+                io.length,
+                self.unit_bytes,
+            ));
+        }
+        let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, true);
+        Some(CommandSpec::io(false, true, first as u32, units as u32))
     }
 }

@@ -24,7 +24,7 @@ use std::io::{BufRead, BufReader, Read};
 
 use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
 use crate::base::time::Time;
-use crate::host::command::{units_of, CommandSpec};
+use crate::host::command::{gaps_of, units_of, CommandSpec};
 pub use record::TraceRecord;
 
 /// The line parser of one format.
@@ -301,13 +301,20 @@ impl TraceSource {
                 scaled.min(capacity - units)
             }
         };
+        let (head_gap, tail_gap) = if record.trim {
+            (0, 0)
+        } else {
+            gaps_of(record.offset, record.length, self.unit_bytes)
+        };
         Ok(CommandSpec {
-            is_read: record.is_read,
-            trim: record.trim,
-            flush: false,
-            fua: false,
-            first_unit: first as u32,
-            units: units.min(u64::from(u32::MAX)) as u32,
+            head_gap,
+            tail_gap,
+            ..CommandSpec::io(
+                record.is_read,
+                record.trim,
+                first as u32,
+                units.min(u64::from(u32::MAX)) as u32,
+            )
         })
     }
 }
