@@ -41,7 +41,7 @@ const PRESET_FILES: [(&str, &str); 11] = [
 ];
 
 /// The tables a drive file may hold.
-const DRIVE_TABLES: [&str; 10] = [
+const DRIVE_TABLES: [&str; 11] = [
     "host",
     "controller",
     "flash",
