@@ -180,8 +180,14 @@ impl Iiot {
         Some(self.command(true, writer.region_start + position, length))
     }
 
+    /// The whole mapping units a record range touches. The generator models the application's
+    /// byte-granular appends and queries; between it and the drive the host's page cache turns
+    /// them into whole-page I/O (a partial page at the log's end is rewritten from memory), so the
+    /// drive sees whole units and no read-modify-write (the self-heating studies rest on this).
     fn command(&self, is_read: bool, offset: u64, bytes: u64) -> CommandSpec {
-        CommandSpec::bytes_range(is_read, offset, bytes, self.unit_bytes)
+        let first = offset / self.unit_bytes;
+        let end = (offset + bytes.max(1)).div_ceil(self.unit_bytes);
+        CommandSpec::io(is_read, false, first as u32, (end - first) as u32)
     }
 }
 
