@@ -24,14 +24,7 @@ fn two_queues(arbitration: &str, classes: [Priority; 2], depth: u32, commands: u
     assert_eq!(queues, [0, 1]);
     let units = (live.capacity_bytes() / live.unit_bytes()) as u32;
     let mut rng = Rng::stream(7, "live_queues");
-    let next = |rng: &mut Rng| CommandSpec {
-        is_read: true,
-        trim: false,
-        flush: false,
-        fua: false,
-        first_unit: rng.below(u64::from(units)) as u32,
-        units: 1,
-    };
+    let next = |rng: &mut Rng| CommandSpec::io(true, false, rng.below(u64::from(units)) as u32, 1);
     let mut tag = 0u64;
     for _ in 0..depth {
         for queue in queues {
