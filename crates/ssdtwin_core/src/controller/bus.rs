@@ -112,17 +112,9 @@ impl Controller {
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (OpKind::SlcErase, _) => {
-                let start = self.occupy(die, now, self.timing.command);
                 let erase = self.timing.slc_erase;
                 self.slc_die_time(FoldStep::Erase, erase);
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start,
-                    class: OpClass::Erase,
-                    page_type: 0,
-                    duration: erase,
-                });
-                self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
+                self.start_erase(die, op, now, erase, cx);
             }
             (OpKind::MappingProgram, _) => {
                 // A translation page: a full page of data in, then a lower-page program.
@@ -152,18 +144,7 @@ impl Controller {
                 let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
-            (OpKind::Erase { .. }, _) => {
-                let start = self.occupy(die, now, self.timing.command);
-                let erase = self.timing.erase;
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start,
-                    class: OpClass::Erase,
-                    page_type: 0,
-                    duration: erase,
-                });
-                self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
-            }
+            (OpKind::Erase { .. }, _) => self.start_erase(die, op, now, self.timing.erase, cx),
             (
                 OpKind::Probe {
                     action: ProbeAction::Erase,
@@ -206,6 +187,19 @@ impl Controller {
     /// previous grant was on another channel and the channel's way delay when its previous grant
     /// was for another chip; returns when it ends.
     #[inline(always)]
+    /// An erase of `erase` array time (native or SLC mode): its command cycles, then the array.
+    fn start_erase<O: Observer>(&mut self, die: u32, op: u32, now: Time, erase: Duration, cx: &mut Context<O>) {
+        let start = self.occupy(die, now, self.timing.command);
+        cx.die(StateChange::DieOpStart {
+            die,
+            start,
+            class: OpClass::Erase,
+            page_type: 0,
+            duration: erase,
+        });
+        self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
+    }
+
     fn occupy(&mut self, die: u32, now: Time, length: Duration) -> Time {
         let channel = self.geometry.channel_of_die(die);
         let before = self.channel_change.before(channel);
