@@ -5,6 +5,7 @@
 use ssdtwin_core::metrics::jobs::JobReport;
 use ssdtwin_core::Report;
 
+use crate::flows::mean_ns;
 use crate::workloads::scenario_in;
 use crate::{folder, relative_error, run, scenario};
 
@@ -104,16 +105,6 @@ fn flow_source_errors_name_their_keys() {
         message.contains("workload.flows[0].trace.path") && message.contains("none.csv"),
         "{message}"
     );
-}
-
-fn mean_ns(job: &JobReport) -> f64 {
-    let directions = [&job.read, &job.write];
-    let count: u64 = directions.iter().map(|d| d.lat_ns.count).sum();
-    directions
-        .iter()
-        .map(|d| d.lat_ns.mean * d.lat_ns.count as f64)
-        .sum::<f64>()
-        / count as f64
 }
 
 #[test]

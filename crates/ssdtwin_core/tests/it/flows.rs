@@ -140,7 +140,7 @@ fn a_multi_flow_run_is_deterministic() {
 }
 
 /// Mean latency of all a job's commands [ns], from its fio-style directions.
-fn mean_ns(job: &ssdtwin_core::metrics::jobs::JobReport) -> f64 {
+pub(crate) fn mean_ns(job: &ssdtwin_core::metrics::jobs::JobReport) -> f64 {
     let directions = [&job.read, &job.write];
     let count: u64 = directions.iter().map(|d| d.lat_ns.count).sum();
     directions

@@ -349,18 +349,7 @@ impl Drive {
                     payload,
                 );
             }
-            Command::WriteZeroes { fua } => {
-                counts.writes += 1;
-                self.submit(
-                    client,
-                    (request.handle, read_at),
-                    Kind::Write(fua),
-                    offset,
-                    length,
-                    payload,
-                );
-            }
-            Command::Write { fua } => {
+            Command::WriteZeroes { fua } | Command::Write { fua } => {
                 counts.writes += 1;
                 self.submit(
                     client,
