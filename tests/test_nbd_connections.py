@@ -113,10 +113,15 @@ def test_requests_at_any_byte_offset_read_back_and_partial_units_are_read_modify
         sock.close()
         report = server.stop()
         log = server.log_text()
-    # Read-modify-write reads: one for the write inside unit 1, two for units 0 and 3 of the
-    # second, one for unit 5 of the third; none for the aligned fourth.
-    assert "4 read-modify-write reads" in log
-    # The model saw them as host reads beside the two reads of the client.
-    assert report["latency_us"]["read"]["count"] == 4 + 2
+    # Units written in part: unit 1 by the first write, units 0 and 3 by the second, unit 5 by
+    # the third; none by the aligned fourth. The core served each as a read-modify-write.
+    assert "4 partial-unit writes (read-modify-writes)" in log
+    assert report["ftl"]["read_modify_writes"]["partial_units"] == 4
+    # Unit 1 held the first write's data when the second covered it whole; units 0, 3 and 5 were
+    # never written: no old data to read, so the model saw only the client's two reads.
+    assert report["latency_us"]["read"]["count"] == 2
+    assert report["ftl"]["read_modify_writes"]["flash_reads"] == 0
+    # The host bytes count the bytes sent, not the whole units.
+    assert report["ftl"]["host_write_bytes"] == sum(length for _, length in writes)
     # Each write wrote every unit it touched: 1 + 4 + 1 + 1 units in 4 commands.
     assert report["latency_us"]["write"]["count"] == 4

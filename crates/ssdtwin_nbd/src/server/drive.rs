@@ -13,7 +13,6 @@ use std::io::{BufWriter, Write};
 use std::time::Instant;
 
 use ssdtwin_core::base::time::Time;
-use ssdtwin_core::host::command::CommandSpec;
 use ssdtwin_core::host::params::Priority;
 use ssdtwin_core::sim::live::{LiveCompletion, LiveSimulation};
 use ssdtwin_core::RunError;
@@ -94,16 +93,12 @@ impl Client {
 /// A request waiting for the model.
 pub(super) struct Waiting {
     pub(super) client: u64,
-    /// The client's submission queue.
-    pub(super) queue: u32,
     pub(super) handle: u64,
     pub(super) read: bool,
     pub(super) offset: u64,
     pub(super) length: u32,
-    /// Model commands of the current stage not yet completed.
+    /// Model commands not yet completed.
     pub(super) remaining: u32,
-    /// The second stage (a read-modify-write's writes), submitted once the first is done.
-    pub(super) then: Vec<CommandSpec>,
     /// Units written, for the durable versions.
     pub(super) written: Vec<(u32, u32)>,
     /// When it was read off the socket, and its simulated arrival.
@@ -136,8 +131,8 @@ pub(super) struct Drive {
     pub(super) waits_timed_out: u64,
     /// Waits for a client with nothing in flight ended by another connection's request.
     pub(super) waits_ended_by_others: u64,
-    /// Read-modify-write reads (partial-unit writes).
-    pub(super) rmw_reads: u64,
+    /// Units written in part (each a read-modify-write in the core).
+    pub(super) partial_units: u64,
     /// When a connection last brought something (virtual pace: a client owing its next request
     /// is waited for until `LOCKSTEP_WAIT` after this).
     pub(super) last_activity: Instant,
@@ -181,7 +176,7 @@ impl Drive {
             answered: 0,
             waits_timed_out: 0,
             waits_ended_by_others: 0,
-            rmw_reads: 0,
+            partial_units: 0,
             last_activity: Instant::now(),
             error: None,
             finished: false,
@@ -426,29 +421,22 @@ impl Drive {
         let tag = self.next_tag;
         self.next_tag += 1;
         let queue = self.queue_of(client);
-        let (now, then) = if plan.reads_first.is_empty() {
-            (plan.commands, Vec::new())
-        } else {
-            self.rmw_reads += plan.reads_first.len() as u64;
-            (plan.reads_first, plan.commands)
-        };
+        self.partial_units += u64::from(plan.partial_units);
         self.waiting.insert(
             tag,
             Waiting {
                 client,
-                queue,
                 handle,
                 read: kind == Kind::Read,
                 offset,
                 length,
-                remaining: now.len() as u32,
-                then,
+                remaining: plan.commands.len() as u32,
                 written: plan.written,
                 received,
                 arrived: at,
             },
         );
-        for command in now {
+        for command in plan.commands {
             self.live.submit_to(queue, at, command, tag);
         }
         if let Some(versions) = &mut self.versions {

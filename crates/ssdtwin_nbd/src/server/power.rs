@@ -51,12 +51,12 @@ impl Drive {
     /// requests (a connection is a submission queue of its own).
     pub(super) fn log_summary(&mut self) {
         log(&format!(
-            "{} requests answered; {} bytes stored; {} read-modify-write reads; waits for a client's next \
+            "{} requests answered; {} bytes stored; {} partial-unit writes (read-modify-writes); waits for a client's next \
              request: {} ran out of time, {} ended by another connection's request; {} units with a durable \
              version kept",
             self.answered,
             self.store.stored_bytes(),
-            self.rmw_reads,
+            self.partial_units,
             self.waits_timed_out,
             self.waits_ended_by_others,
             self.versions.as_ref().map_or(0, |versions| versions.len())

@@ -47,17 +47,6 @@ impl Drive {
             if waiting.remaining > 0 {
                 continue;
             }
-            if !waiting.then.is_empty() {
-                // The read-modify-write's reads are done: its writes go in now.
-                let then = std::mem::take(&mut waiting.then);
-                waiting.remaining = then.len() as u32;
-                let (at, queue) = (self.live.now(), waiting.queue);
-                for command in then {
-                    self.live.submit_to(queue, at, command, completion.tag);
-                }
-                // Their completions, if any came at once, are taken at the next call.
-                continue;
-            }
             let waiting = self.waiting.remove(&completion.tag).expect("present");
             self.answered_written(&waiting.written);
             if let Some(state) = self.clients.get_mut(&waiting.client) {
