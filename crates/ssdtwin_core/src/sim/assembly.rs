@@ -343,7 +343,7 @@ impl Simulation {
         let started = std::time::Instant::now();
         self.precondition(progress)?;
         // The alone runs of `report.flow_slowdown` start from this drive, not a fresh precondition.
-        let drive_state = super::slowdown::wanted(&self.scenario)
+        let drive_state = super::slowdown::wanted(&self.scenario, self.host.jobs.len())
             .then(|| self.drive_state())
             .transpose()?;
         self.age_blocks();

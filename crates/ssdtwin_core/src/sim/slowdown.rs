@@ -31,11 +31,11 @@ fn commands(job: &JobReport) -> u64 {
     job.read.total_ios + job.write.total_ios + job.trim.total_ios + job.flush.total_ios
 }
 
-/// Whether the run of `scenario` will run its flows alone: `report.flow_slowdown` with two or
-/// more flows, or with an fio job file (whose job count is known only from its report).
-pub(super) fn wanted(scenario: &Scenario) -> bool {
-    scenario.report.flow_slowdown
-        && (scenario.workload.kind == crate::workload::params::WorkloadKind::Fio || scenario.workload.flows.len() >= 2)
+/// Whether the run of `scenario`, whose host has `jobs` jobs (flows or fio jobs), will run its
+/// flows alone: `report.flow_slowdown` with two or more (one job has no slowdown to measure, and
+/// its run keeps no copy of the drive's state).
+pub(super) fn wanted(scenario: &Scenario, jobs: usize) -> bool {
+    scenario.report.flow_slowdown && jobs >= 2
 }
 
 /// Runs each flow of `scenario` alone, from `drive` (the preconditioned drive's FTL state; `None`:

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# What each model costs when it is on: CPU instructions per simulated host I/O, counted by
+# valgrind's callgrind on the instruction guard's two cases and small drive
+# (scripts/instructions.sh: 4 KiB random writes at QD 64 with GC running, 4 KiB random reads at
+# QD 64 on a filled drive, power on), first with every optional model off, then with one model on
+# at a time. Like the guard, each figure is the difference of a SHORT and a LONG run over the
+# difference of their I/Os, so building and preconditioning the drive cancel out; the count does
+# not depend on the machine or its load. Issue 33 asks that each model cost at most 10% when on;
+# this script reports, it does not gate (docs/guide/benchmark.md records its figures).
+#
+# Usage: bash scripts/model_costs.sh [MODEL ...]    # default: every model below
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SHORT=${SHORT:-50000}
+LONG=${LONG:-150000}
+DRIVE=(--set flash.channels=2 --set flash.blocks_per_plane=32 --set flash.pages_per_block=48)
+
+# Each model: its name and the overrides that switch it on.
+declare -A MODELS=(
+    [thermal]="thermal.enabled=true"
+    [throttle]="thermal.enabled=true throttle.policy=cst"
+    [reliability]="reliability.enabled=true"
+    [write_buffer]="buffer.capacity=64MiB"
+    [plp]="plp.enabled=true buffer.capacity=64MiB"
+    [read_cache]="buffer.read_cache=64MiB"
+    [read_ahead]="buffer.read_cache=64MiB buffer.read_ahead=128KiB"
+    [slc_cache]="slc_cache.enabled=true slc_cache.static_size=16MiB"
+    [arbitration]="host.arbitration=weighted_round_robin"
+)
+ORDER=(thermal throttle reliability write_buffer plp read_cache read_ahead slc_cache arbitration)
+if [ $# -gt 0 ]; then
+    for name in "$@"; do
+        if [ -z "${MODELS[$name]+set}" ]; then
+            echo "unknown model '$name'; allowed: ${ORDER[*]}" >&2
+            exit 2
+        fi
+    done
+    ORDER=("$@")
+fi
+
+if ! command -v valgrind > /dev/null; then
+    echo "valgrind is missing: installing it (scripts/apt-install.sh)"
+    bash "$(dirname "$0")/apt-install.sh" --no-recommends valgrind
+fi
+cargo build --quiet --release -p ssdtwin_cli
+cli=./target/release/ssdtwin-cli
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Instructions of one run of case $1 with $2 host I/Os and the overrides that follow.
+count() {
+    local case=$1 ios=$2
+    shift 2
+    local sets=()
+    for pair in "$@"; do sets+=(--set "$pair"); done
+    if ! valgrind --tool=callgrind --callgrind-out-file="$scratch/out" \
+        "$cli" bench "$case" --io-count "$ios" "${DRIVE[@]}" "${sets[@]}" > "$scratch/log" 2>&1; then
+        echo "the run failed ($case, $*):" >&2
+        tail -5 "$scratch/log" >&2
+        exit 1
+    fi
+    awk '/^summary:/ { print $2 }' "$scratch/out"
+}
+
+# Instructions per I/O of case $1 with the overrides that follow.
+per_io() {
+    local case=$1
+    shift
+    local short long
+    short=$(count "$case" "$SHORT" "$@")
+    long=$(count "$case" "$LONG" "$@")
+    echo $(( (long - short) / (LONG - SHORT) ))
+}
+
+declare -A off
+for case in write read; do
+    off[$case]=$(per_io "$case")
+done
+printf '%-13s %12s %12s\n' "model on" "write" "read"
+printf '%-13s %12s %12s\n' "(all off)" "${off[write]}" "${off[read]}"
+for name in "${ORDER[@]}"; do
+    # shellcheck disable=SC2206
+    sets=(${MODELS[$name]})
+    row=$(printf '%-13s' "$name")
+    for case in write read; do
+        on=$(per_io "$case" "${sets[@]}")
+        change=$(awk -v m="$on" -v b="${off[$case]}" 'BEGIN { printf "%+.1f%%", (m / b - 1) * 100 }')
+        row+=$(printf ' %6s %6s' "$on" "$change")
+    done
+    echo "$row"
+done
