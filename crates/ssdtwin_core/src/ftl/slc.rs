@@ -97,7 +97,8 @@ impl Ftl {
         let logical_blocks = u64::from(self.logical_units())
             .div_ceil(u64::from(self.geometry.units_per_block()))
             .div_ceil(planes);
-        let most = u64::from(self.geometry.blocks_per_plane).saturating_sub(logical_blocks + self.gc_trigger as u64 + 2);
+        let most =
+            u64::from(self.geometry.blocks_per_plane).saturating_sub(logical_blocks + self.gc_trigger as u64 + 2);
         if static_blocks > most {
             return Err(format!(
                 "the static region needs {static_blocks} SLC-mode blocks per plane, but a plane has {} blocks, \
@@ -158,7 +159,11 @@ impl Ftl {
         let Some(mut pool) = self.slc.take() else {
             return false;
         };
-        let chosen = || (0..16u32).filter(move |bit| planes & (1 << bit) != 0).map(move |bit| first_plane + bit);
+        let chosen = || {
+            (0..16u32)
+                .filter(move |bit| planes & (1 << bit) != 0)
+                .map(move |bit| first_plane + bit)
+        };
         for plane in chosen() {
             self.slc_return_if_short(&mut pool, plane);
         }
@@ -236,7 +241,9 @@ impl Ftl {
         let plane = self.geometry.plane_of_block(block);
         let state = &pool.planes[plane as usize];
         let dynamic = state.blocks > pool.static_blocks;
-        if dynamic && (self.free[plane as usize].len() < self.gc_trigger || state.blocks > target.max(pool.static_blocks)) {
+        if dynamic
+            && (self.free[plane as usize].len() < self.gc_trigger || state.blocks > target.max(pool.static_blocks))
+        {
             self.slc_to_native(&mut pool, plane, block);
         } else {
             pool.planes[plane as usize].free.push_back(block);
@@ -279,9 +286,9 @@ impl Ftl {
                     state.blocks
                 ));
             }
-            if let Some(block) = (first..first + self.geometry.blocks_per_plane)
-                .find(|&block| slc_state(block) && self.blocks.valid[block as usize] + self.blocks.allocated_pages[block as usize] > 0)
-            {
+            if let Some(block) = (first..first + self.geometry.blocks_per_plane).find(|&block| {
+                slc_state(block) && self.blocks.valid[block as usize] + self.blocks.allocated_pages[block as usize] > 0
+            }) {
                 return Err(format!("SLC block {block} holds native data"));
             }
             if state.written.len() == 1 && state.folded_pages > state.open_pages {
@@ -289,5 +296,113 @@ impl Ftl {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::rng::Rng;
+    use crate::flash::geometry::Geometry;
+    use crate::flash::params::FlashConfig;
+    use crate::ftl::params::FtlConfig;
+
+    /// One plane of 32 blocks of 6 pages (2 SLC pages a TLC block), half of it spare.
+    fn plane_of_32() -> Ftl {
+        let flash = FlashConfig {
+            channels: 1,
+            dies_per_chip: 1,
+            planes_per_die: 1,
+            blocks_per_plane: 32,
+            pages_per_block: 6,
+            ..FlashConfig::default()
+        };
+        let config = FtlConfig {
+            over_provisioning: 0.5,
+            ..FtlConfig::default()
+        };
+        let geometry = Geometry::new(&flash, config.mapping_unit);
+        Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"))
+    }
+
+    #[test]
+    fn the_static_region_leaves_the_free_pool_in_slc_mode() {
+        let mut ftl = plane_of_32();
+        ftl.slc_init(4, 2, false).unwrap();
+        assert_eq!(ftl.free_blocks(0), 28);
+        assert_eq!(ftl.slc_blocks(0), (4, 28));
+        let slc = (0..32)
+            .filter(|&block| ftl.blocks.state[block] == BlockState::Slc)
+            .count();
+        assert_eq!(slc, 4);
+        assert_eq!(ftl.check_invariants(), Ok(()));
+        // 16 logical blocks, the GC trigger's blocks and 2 open blocks stay native.
+        let trigger = (FtlConfig::default().gc_threshold * 32.0).ceil().max(2.0) as u64;
+        let most = 32 - 16 - trigger - 2;
+        assert_eq!(plane_of_32().slc_init(most, 2, false), Ok(()));
+        let error = plane_of_32().slc_init(most + 1, 2, false).unwrap_err();
+        assert!(error.contains(&format!("at most {most} may run")), "{error}");
+    }
+
+    #[test]
+    fn a_folded_block_is_erased_in_slc_mode_and_counted_on_that_block() {
+        let mut ftl = plane_of_32();
+        ftl.slc_init(1, 2, false).unwrap();
+        // Two pages fill the one static block; no dynamic share: a third has no page.
+        assert!(ftl.slc_take(0, 1) && ftl.slc_take(0, 1));
+        assert!(!ftl.slc_take(0, 1));
+        let mut emptied = Vec::new();
+        ftl.slc_folded(0, 1, &mut emptied);
+        assert!(emptied.is_empty(), "half the block folded");
+        ftl.slc_folded(0, 1, &mut emptied);
+        assert_eq!(emptied.len(), 1);
+        let block = emptied[0];
+        ftl.slc_erased(block, 0);
+        let pool = ftl.slc.as_ref().unwrap();
+        assert_eq!(pool.erase_count[block as usize], 1);
+        assert_eq!(ftl.blocks.erase_count[block as usize], 0, "no native cycle");
+        assert_eq!(
+            ftl.blocks.state[block as usize],
+            BlockState::Slc,
+            "static: it stays in SLC mode"
+        );
+        assert_eq!(ftl.check_invariants(), Ok(()));
+        assert!(ftl.slc_take(0, 1), "the erased block takes pages again");
+    }
+
+    #[test]
+    fn a_dynamic_block_is_borrowed_and_returned_when_the_share_shrinks() {
+        let mut ftl = plane_of_32();
+        ftl.slc_init(1, 2, true).unwrap();
+        for _ in 0..4 {
+            assert!(ftl.slc_take(0, 1));
+        }
+        assert_eq!(ftl.slc_blocks(0), (2, 30));
+        assert_eq!(ftl.slc.as_ref().unwrap().counts.borrowed, 1);
+        let mut emptied = Vec::new();
+        for _ in 0..4 {
+            ftl.slc_folded(0, 1, &mut emptied);
+        }
+        assert_eq!(emptied.len(), 2);
+        // A target of 1 block: the first erased goes back to the native pool, the second stays.
+        ftl.slc_erased(emptied[0], 1);
+        ftl.slc_erased(emptied[1], 1);
+        assert_eq!(ftl.slc_blocks(0), (1, 31));
+        assert_eq!(ftl.free_blocks(0), 31);
+        assert_eq!(ftl.slc.as_ref().unwrap().counts.returned, 1);
+        assert_eq!(ftl.check_invariants(), Ok(()));
+    }
+
+    #[test]
+    fn an_slc_block_taken_as_a_gc_victim_breaks_the_invariants() {
+        let mut ftl = plane_of_32();
+        ftl.slc_init(2, 2, false).unwrap();
+        let block = (0..32u32)
+            .find(|&block| ftl.blocks.state[block as usize] == BlockState::Slc)
+            .unwrap();
+        assert!(!ftl.take_block(block), "not a closed block: no victim");
+        ftl.blocks.state[block as usize] = BlockState::Victim;
+        let error = ftl.check_invariants().unwrap_err();
+        assert!(error.contains("SLC block"), "{error}");
     }
 }

@@ -107,7 +107,11 @@ fn thermal_model(
 
 /// The SLC write cache of `scenario` (`slc_cache.enabled`) over the empty drive's free blocks,
 /// its static region taken out of them in SLC mode (`ftl/slc.rs`) before any preconditioning.
-fn slc_cache(scenario: &Scenario, geometry: &Geometry, controller: &mut Controller) -> Result<Box<SlcCache>, ConfigError> {
+fn slc_cache(
+    scenario: &Scenario,
+    geometry: &Geometry,
+    controller: &mut Controller,
+) -> Result<Box<SlcCache>, ConfigError> {
     let config = &scenario.slc_cache;
     let block_bytes = u64::from(geometry.units_per_block()) * geometry.unit_bytes;
     let slc_pages = (geometry.pages_per_block / u32::from(geometry.page_types)).max(1);
@@ -119,7 +123,11 @@ fn slc_cache(scenario: &Scenario, geometry: &Geometry, controller: &mut Controll
         .div_ceil(u64::from(geometry.planes()));
     controller
         .ftl
-        .slc_init(static_blocks, slc_pages, config.dynamic_share > 0.0 || config.cliff == CliffPolicy::Wait)
+        .slc_init(
+            static_blocks,
+            slc_pages,
+            config.dynamic_share > 0.0 || config.cliff == CliffPolicy::Wait,
+        )
         .map_err(|message| ConfigError::new("slc_cache.static_size", message))?;
     let free: u64 = (0..geometry.planes())
         .map(|plane| controller.ftl.free_blocks(plane) as u64)

@@ -99,7 +99,8 @@ impl SlcCache {
             bits,
             page_type: bits as u8,
             block_bytes,
-            slc_block_bytes: block_bytes / u64::from(pages_per_block) * u64::from((pages_per_block / bits as u32).max(1)),
+            slc_block_bytes: block_bytes / u64::from(pages_per_block)
+                * u64::from((pages_per_block / bits as u32).max(1)),
             used_bytes: 0,
             pending: vec![VecDeque::new(); dies as usize],
             in_flight: vec![0; dies as usize],
@@ -211,14 +212,19 @@ impl SlcCache {
         let gib = |bytes: u64| bytes as f64 / (1u64 << 30) as f64;
         let planes = ftl.geometry.planes();
         let per_plane: Vec<(u32, u32)> = (0..planes).map(|plane| ftl.slc_blocks(plane)).collect();
-        let mean = |values: &mut dyn Iterator<Item = u32>| values.map(f64::from).sum::<f64>() / f64::from(planes.max(1));
+        let mean =
+            |values: &mut dyn Iterator<Item = u32>| values.map(f64::from).sum::<f64>() / f64::from(planes.max(1));
         let (slc_mean_pe, slc_max_pe) = ftl.slc.as_ref().map_or((0.0, 0), |pool| pool.pe_summary());
         let native: Vec<u32> = (0..ftl.geometry.blocks())
             .filter(|&block| ftl.blocks.state[block as usize] != BlockState::Slc)
             .map(|block| ftl.blocks.erase_count[block as usize])
             .collect();
         let (_, native_mean_pe, native_max_pe) = pe_summary(&native);
-        let pool = ftl.slc.as_ref().map(|pool| (pool.counts, pool.static_blocks)).unwrap_or_default();
+        let pool = ftl
+            .slc
+            .as_ref()
+            .map(|pool| (pool.counts, pool.static_blocks))
+            .unwrap_or_default();
         SlcReport {
             initial_size_gib: gib(self.initial_size),
             size_gib: gib(size),
