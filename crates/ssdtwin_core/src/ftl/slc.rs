@@ -121,7 +121,7 @@ impl Ftl {
         };
         for plane in 0..self.geometry.planes() {
             for _ in 0..static_blocks {
-                let block = self.to_slc(plane, &mut pool);
+                let block = self.borrow_slc(plane, &mut pool);
                 pool.planes[plane as usize].free.push_back(block);
             }
         }
@@ -132,7 +132,7 @@ impl Ftl {
     }
 
     /// A native free block of `plane` turns to SLC mode.
-    fn to_slc(&mut self, plane: u32, pool: &mut SlcPool) -> u32 {
+    fn borrow_slc(&mut self, plane: u32, pool: &mut SlcPool) -> u32 {
         let block = self
             .wear
             .take_free(&mut self.free[plane as usize], &self.blocks)
@@ -173,7 +173,7 @@ impl Ftl {
                 let state = &pool.planes[plane as usize];
                 if state.written.is_empty() || state.open_pages == pool.pages_per_block {
                     let block = if state.free.is_empty() {
-                        self.to_slc(plane, &mut pool)
+                        self.borrow_slc(plane, &mut pool)
                     } else {
                         let state = &mut pool.planes[plane as usize];
                         let index = least_worn(&state.free, &pool.erase_count).expect("a free SLC block");

@@ -114,7 +114,7 @@ fn slc_cache(
 ) -> Result<Box<SlcCache>, ConfigError> {
     let config = &scenario.slc_cache;
     let block_bytes = u64::from(geometry.units_per_block()) * geometry.unit_bytes;
-    let slc_pages = (geometry.pages_per_block / u32::from(geometry.page_types)).max(1);
+    let slc_pages = (geometry.pages_per_block / geometry.page_types).max(1);
     let slc_block_bytes = u64::from(slc_pages * geometry.units_per_page) * geometry.unit_bytes;
     let static_blocks = config
         .static_size
