@@ -251,6 +251,17 @@ impl Ftl {
         self.slc = Some(pool);
     }
 
+    /// Whether `plane` is short of free blocks while dynamic SLC blocks of it hold data: folding
+    /// them gives blocks back to the native pool (the controller folds in the foreground).
+    pub fn slc_short(&self, plane: u32) -> bool {
+        self.slc.as_ref().is_some_and(|pool| {
+            let state = &pool.planes[plane as usize];
+            self.free[plane as usize].len() < self.gc_trigger
+                && state.blocks > pool.static_blocks
+                && !state.written.is_empty()
+        })
+    }
+
     /// SLC-mode blocks of `plane`, and its native blocks.
     pub fn slc_blocks(&self, plane: u32) -> (u32, u32) {
         let slc = self.slc.as_ref().map_or(0, |pool| pool.planes[plane as usize].blocks);

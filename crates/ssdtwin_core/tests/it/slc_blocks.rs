@@ -190,3 +190,42 @@ fn gc_and_wear_leveling_never_take_an_slc_block_and_slc_cycles_are_counted_per_s
     assert!(slc.dynamic_borrowed > 0 && slc.dynamic_returned > 0, "{slc:?}");
     assert!(slc.slc_blocks_peak >= slc.slc_blocks);
 }
+
+#[test]
+fn a_full_dynamic_cache_gives_its_blocks_back_as_sequential_writes_fill_the_drive() {
+    // Sequential 128 KiB writes of 1.2x the logical capacity of an empty drive, no idle time, the
+    // whole free space run in SLC mode at the start: the dynamic blocks must come back to the
+    // native pool (folded in the foreground) for the native blocks to hold the logical capacity.
+    let mut scenario = scenario(&[
+        "flash.blocks_per_plane=128",
+        "host.queue_depth=8",
+        "workload.read_fraction=0.0",
+        "workload.block_size=\"128KiB\"",
+        "workload.pattern=\"sequential\"",
+        "workload.precondition=\"none\"",
+        "slc_cache.enabled=true",
+        "slc_cache.dynamic_share=1.0",
+    ]);
+    let logical = u64::from(
+        Simulation::new(&scenario)
+            .expect("valid scenario")
+            .ftl()
+            .logical_units(),
+    );
+    scenario.workload.io_count = logical * 12 / 10 / 32;
+    let (report, simulation) = run_checked(&scenario);
+    let slc = report.slc_cache.as_ref().expect("an slc_cache block");
+    println!("{slc:?}");
+    assert!(slc.dynamic_borrowed > 0 && slc.dynamic_returned > 0, "{slc:?}");
+    assert!(slc.fold_programs > 0, "folded in the foreground");
+    // At the end the native blocks of every plane hold its share of the logical capacity.
+    let ftl = simulation.ftl();
+    let units_per_block = u64::from(ftl.geometry.units_per_block());
+    let planes = u64::from(ftl.geometry.planes());
+    let needed = (u64::from(ftl.logical_units()).div_ceil(units_per_block) as f64 / planes as f64).ceil();
+    assert!(
+        slc.native_blocks_per_plane >= needed,
+        "{} native blocks per plane",
+        slc.native_blocks_per_plane
+    );
+}

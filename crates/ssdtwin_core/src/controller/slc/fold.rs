@@ -51,6 +51,7 @@ impl Controller {
         let size = self.slc_size();
         let bytes = u64::from(units) * self.geometry.unit_bytes;
         let first_plane = die * self.geometry.planes_per_die;
+        self.slc_reclaim(die, cx);
         let Some(slc) = self.slc.as_mut() else {
             return native_type;
         };
@@ -70,6 +71,21 @@ impl Controller {
             self.fold_next(die, cx);
         }
         page_type
+    }
+
+    /// A plane of `die` is short of free blocks while its dynamic SLC blocks hold data
+    /// ([`crate::ftl::Ftl::slc_short`]): the die folds in the foreground (a fold chain at a time),
+    /// so their blocks, once folded and erased, go back to the native pool.
+    pub(in crate::controller) fn slc_reclaim<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
+        if self.slc_short(die) && self.slc.as_ref().is_some_and(|slc| slc.in_flight[die as usize] == 0) {
+            self.fold_next(die, cx);
+        }
+    }
+
+    /// Whether a plane of `die` is short of free blocks while its dynamic SLC blocks hold data.
+    fn slc_short(&self, die: u32) -> bool {
+        let first = die * self.geometry.planes_per_die;
+        (first..first + self.geometry.planes_per_die).any(|plane| self.ftl.slc_short(plane))
     }
 
     /// Queues the fold of `die`'s oldest SLC data (its read first); false when it owes none.
@@ -92,7 +108,7 @@ impl Controller {
     }
 
     /// A fold's native program is done: its SLC pages are free; an SLC block emptied is erased;
-    /// background folding goes on while the host stays idle.
+    /// folding goes on while the host stays idle or the die's native pool is short.
     pub(in crate::controller) fn on_fold_program_done<O: Observer>(
         &mut self,
         die: u32,
@@ -108,7 +124,10 @@ impl Controller {
         };
         slc.in_flight[die as usize] -= 1;
         slc.folded(cx.now, bytes, size);
-        let more = slc.background && host_idle && !draining && slc.in_flight[die as usize] == 0;
+        // Background folding goes on while the host is idle; foreground folding while the die's
+        // native pool is short.
+        let more =
+            !draining && slc.in_flight[die as usize] == 0 && ((slc.background && host_idle) || self.slc_short(die));
         let mut emptied = Vec::new();
         let first_plane = die * self.geometry.planes_per_die;
         self.ftl.slc_folded(first_plane, fold.planes, &mut emptied);
