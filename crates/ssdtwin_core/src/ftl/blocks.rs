@@ -1,7 +1,7 @@
 //! Per-block state and the closed blocks of each plane bucketed by valid count.
 //!
 //! A block is free, open (being written), closed (full and programmed: a GC candidate), a GC
-//! victim, or in SLC mode (the SLC cache's, `slc.rs`). Closed blocks sit in one doubly linked list
+//! victim, or in SLC mode (the SLC cache's, `slc/`). Closed blocks sit in one doubly linked list
 //! per (plane, valid count), so an invalidation moves a block between buckets in O(1) and the
 //! lowest-valid blocks of a plane are found without scanning its blocks (docs/models/ftl.md).
 
@@ -14,7 +14,7 @@ pub enum BlockState {
     Open,
     Closed,
     Victim,
-    /// In SLC mode, held by the SLC cache's pool (`slc.rs`): never a GC candidate.
+    /// In SLC mode, held by the SLC cache's pool (`slc/`): never a GC candidate.
     Slc,
 }
 

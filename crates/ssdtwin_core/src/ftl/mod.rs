@@ -16,7 +16,7 @@
 //! simulation to run with real timing. This file holds the `Ftl` and dispatches to the schemes;
 //! they write through a borrowed [`placement::Placement`] and import the shared types from
 //! `types.rs`, never this file. Preconditioning (`precondition.rs`, `fill.rs`, `steady.rs`),
-//! host trims (`trim.rs`), SLC-mode blocks (`slc.rs`) and the invariant checks extend `Ftl`.
+//! host trims (`trim.rs`), SLC-mode blocks (`slc/`) and the invariant checks extend `Ftl`.
 
 pub mod bast;
 pub mod block;
@@ -97,8 +97,8 @@ pub struct Ftl {
     pub ftl_counts: SchemeCounts,
     /// Which free block a plane opens next, and static leveling's relocations.
     pub wear: wear::WearLeveling,
-    /// The SLC cache's SLC-mode blocks (`slc.rs`), with `slc_cache.enabled`.
-    pub slc: Option<Box<slc::SlcPool>>,
+    /// The SLC cache's SLC-mode blocks (`slc/`), with `slc_cache.enabled`.
+    pub slc: Option<Box<slc::pool::SlcPool>>,
 }
 
 impl Ftl {

@@ -106,7 +106,7 @@ fn thermal_model(
 }
 
 /// The SLC write cache of `scenario` (`slc_cache.enabled`) over the empty drive's free blocks,
-/// its static region taken out of them in SLC mode (`ftl/slc.rs`) before any preconditioning.
+/// its static region taken out of them in SLC mode (`ftl/slc/`) before any preconditioning.
 fn slc_cache(
     scenario: &Scenario,
     geometry: &Geometry,

@@ -1,9 +1,11 @@
 //! The SLC cache's operations on dies: a host program that finds room runs in SLC mode and owes
 //! a fold; folding reads the SLC page (SLC t_R, data out through the controller for ECC, as GC
 //! does) and programs it into its native page (native t_PROG, data in), and an SLC-mode block of
-//! the FTL (`ftl/slc.rs`) whose pages are all folded is erased in SLC mode. Background folding starts once the host
-//! has been idle for `slc_cache.idle_delay` and stops when it is busy again; with
-//! `cliff = "wait"` a host write beyond the cache's size queues a fold on its die at once.
+//! the FTL (`ftl/slc/`) whose pages are all folded is erased in SLC mode. Background folding
+//! starts once the host has been idle for `slc_cache.idle_delay` and stops when it is busy again;
+//! with `cliff = "wait"` a host write beyond the cache's size queues a fold on its die at once,
+//! and a die whose native pool is short while its dynamic SLC blocks hold data folds in the
+//! foreground until they are given back.
 
 use super::Fold;
 use crate::base::event::Event;
@@ -141,7 +143,7 @@ impl Controller {
 
     /// The SLC-mode block `block` was erased: it stays in the SLC pool or, if the cache's
     /// dynamic share shrank below its plane's SLC blocks or the plane is short of free blocks,
-    /// returns to the native free blocks (`ftl/slc.rs`).
+    /// returns to the native free blocks (`ftl/slc/`).
     pub(in crate::controller) fn on_slc_erase_done(&mut self, block: u32) {
         let size = self.slc_size();
         let Some(slc) = self.slc.as_mut() else {

@@ -4,7 +4,7 @@
 //! The cache is modelled at the controller: a host program that finds room is run in SLC mode
 //! (SLC timing and current, one bit per cell: a page of data fills one SLC page) and leaves a
 //! fold on its die; folding reads the SLC page back and programs it into its native page, and
-//! a block of the FTL's SLC pool (`ftl/slc.rs`) whose pages are all folded is erased in SLC mode.
+//! a block of the FTL's SLC pool (`ftl/slc/`) whose pages are all folded is erased in SLC mode.
 //! The data's native page is chosen when the host writes it (the mapping sees native pages
 //! only); the SLC pages it takes are in SLC-mode blocks the FTL took out of its free pool, so GC
 //! and wear leveling know them. The operations are in `fold.rs`; the parameters in `params.rs`.

@@ -15,83 +15,19 @@
 //! `controller/slc/`): the SLC blocks are the space the cache takes from the native pool, so the
 //! native pool's spare space, hence GC's write amplification, feels the cache.
 
-use std::collections::VecDeque;
+pub mod pool;
 
 use super::blocks::BlockState;
 use super::wear::dynamic::least_worn;
 use super::Ftl;
-
-/// One plane's SLC-mode blocks.
-#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
-pub struct SlcPlane {
-    /// Erased SLC-mode blocks.
-    free: VecDeque<u32>,
-    /// Blocks written in SLC mode, oldest first; the last is the open one.
-    written: VecDeque<u32>,
-    /// Pages written into the last of `written`.
-    open_pages: u32,
-    /// Pages of the first of `written` folded already.
-    folded_pages: u32,
-    /// Blocks in SLC mode: free, written, or being erased.
-    blocks: u32,
-}
-
-/// What the pool counted over the run.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SlcPoolCounts {
-    /// Dynamic blocks borrowed from, and returned to, the native free blocks.
-    pub borrowed: u64,
-    pub returned: u64,
-    /// Most blocks in SLC mode at once, over all planes.
-    pub peak_blocks: u64,
-}
-
-/// The SLC-mode blocks of every plane.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
-pub struct SlcPool {
-    /// Pages an SLC-mode block holds (`pages_per_block / bits`).
-    pub pages_per_block: u32,
-    /// Static SLC blocks per plane.
-    pub static_blocks: u32,
-    /// Whether blocks may be borrowed: the cache has a dynamic share, or its `wait` policy lets
-    /// a host program over the cache's size take one while its die folds.
-    pub dynamic: bool,
-    pub planes: Vec<SlcPlane>,
-    /// SLC-mode erases per block (0 for blocks never erased in SLC mode).
-    pub erase_count: Vec<u32>,
-    /// Whether the block has ever been in SLC mode.
-    pub ever_slc: Vec<bool>,
-    pub counts: SlcPoolCounts,
-}
-
-impl SlcPool {
-    /// Blocks in SLC mode now, over all planes.
-    pub fn blocks(&self) -> u64 {
-        self.planes.iter().map(|plane| u64::from(plane.blocks)).sum()
-    }
-
-    /// SLC-mode P/E cycles of the blocks ever in SLC mode: (mean, max); (0, 0) with none.
-    pub fn pe_summary(&self) -> (f64, u32) {
-        let (mut count, mut sum, mut max) = (0u64, 0u64, 0u32);
-        for (&erases, _) in self.erase_count.iter().zip(&self.ever_slc).filter(|(_, &ever)| ever) {
-            count += 1;
-            sum += u64::from(erases);
-            max = max.max(erases);
-        }
-        if count == 0 {
-            (0.0, 0)
-        } else {
-            (sum as f64 / count as f64, max)
-        }
-    }
-}
+use pool::{SlcPlane, SlcPool, SlcPoolCounts};
 
 impl Ftl {
     /// Sets up the SLC region: `static_blocks` blocks of each plane's free pool turn to SLC mode
     /// (the least worn, as a plane opens them), holding `pages_per_block` pages each; `dynamic`:
-    /// more may be borrowed (a dynamic share, or the `wait` policy). Called on the empty drive, before any preconditioning. An error
-    /// when the static region leaves a plane too few native blocks for its share of the logical
-    /// capacity, its GC reserve and its two open blocks.
+    /// more may be borrowed (a dynamic share, or the `wait` policy). Called on the empty drive,
+    /// before any preconditioning. An error when the static region leaves a plane too few native
+    /// blocks for its share of the logical capacity, its GC reserve and its two open blocks.
     pub fn slc_init(&mut self, static_blocks: u64, pages_per_block: u32, dynamic: bool) -> Result<(), String> {
         let planes = u64::from(self.geometry.planes());
         let logical_blocks = u64::from(self.logical_units())
