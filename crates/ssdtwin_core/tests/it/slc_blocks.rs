@@ -229,3 +229,14 @@ fn a_full_dynamic_cache_gives_its_blocks_back_as_sequential_writes_fill_the_driv
         slc.native_blocks_per_plane
     );
 }
+
+#[test]
+fn a_snapshot_of_a_drive_with_slc_blocks_is_keyed_by_the_cache_that_shaped_them() {
+    let off = scenario(&["slc_cache.static_size=\"4MiB\""]);
+    assert!(off.drive_keys().keys().all(|key| !key.starts_with("slc_cache.")));
+    let on = scenario(&["slc_cache.enabled=true", "slc_cache.static_size=\"4MiB\""]);
+    let other = scenario(&["slc_cache.enabled=true", "slc_cache.static_size=\"8MiB\""]);
+    let keys = on.drive_keys();
+    assert_eq!(keys["slc_cache.enabled"], serde_json::Value::from(true));
+    assert_ne!(keys, other.drive_keys(), "another static region is another drive");
+}
