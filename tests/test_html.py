@@ -27,6 +27,10 @@ PRESET_SET = [
     "workload.io_count=2000",
     "--set",
     "workload.precondition=none",
+    # A client preset's static SLC region (GB of SLC-mode blocks) has no room in a 16-block
+    # plane beside the logical capacity; its dynamic share still shows the cache's section.
+    "--set",
+    "slc_cache.static_size=0B",
 ]
 
 

@@ -16,6 +16,8 @@ from ssdtwin.report.text import print_summary
 
 ON = {
     **SMALL,
+    # Room beside the logical capacity for the static region's blocks in SLC mode.
+    "flash.blocks_per_plane": 64,
     "workload.read_fraction": 0.0,
     "workload.io_count": 4000,
     "power.enabled": True,
@@ -55,9 +57,13 @@ def test_the_summary_line_and_the_html_section_show_the_counters(report):
     text = summary(report)
     assert f"{block['slc_written_gib']:.2f} GiB written in SLC" in text
     assert f"{block['direct_written_gib']:.2f} direct" in text
+    assert f"{block['slc_blocks']:,} blocks in SLC mode at the end" in text
     page = ssdtwin.html.run_page(report, interactive=False)
     section = page.split('<section id="section-slc-cache">', 1)[1].split("</section>", 1)[0]
     assert f'data-value="{block["cliff_entries"]}"' in section
+    assert "Blocks in SLC mode" in section
+    assert f'data-value="{block["static_slc_blocks"]}"' in section
+    assert f"{block['slc_mean_pe']:.3g} / {block['slc_max_pe']}" in section
 
 
 def test_with_the_cache_off_nothing_of_it_appears():

@@ -214,7 +214,11 @@ def print_slc_cache(slc: Mapping[str, Any], console: Console) -> None:
         f"({format_value(slc.get('fold_die_time_s'), '{:.3g}')} s of die time, "
         f"{format_value(slc.get('fold_energy_j'), '{:.3g}')} J, "
         f"{format_value(slc.get('slc_erases'), '{:,}')} SLC erases); "
-        f"full for {format_value(slc.get('cliff_time_s'), '{:.3g}')} s under writes",
+        f"full for {format_value(slc.get('cliff_time_s'), '{:.3g}')} s under writes; "
+        f"{format_value(slc.get('slc_blocks'), '{:,}')} blocks in SLC mode at the end "
+        f"(at most {format_value(slc.get('slc_blocks_peak'), '{:,}')}), "
+        f"SLC P/E max {format_value(slc.get('slc_max_pe'), '{:,}')}, "
+        f"native {format_value(slc.get('native_max_pe'), '{:,}')}",
         markup=False,
     )
 

@@ -79,7 +79,11 @@ impl Controller {
                 let mut page_type = self.geometry.page_type(pages[0].1);
                 if self.slc.is_some() && stream == Stream::User {
                     // The SLC cache: a host program with room runs in SLC mode (`slc/fold.rs`).
-                    page_type = self.slc_program(die, (page_type, page_count, units), cx);
+                    let first = die * self.geometry.planes_per_die;
+                    let planes = pages[..usize::from(page_count)].iter().fold(0u16, |mask, &(block, _)| {
+                        mask | 1 << (self.geometry.plane_of_block(block) - first)
+                    });
+                    page_type = self.slc_program(die, (page_type, page_count, planes, units), cx);
                 }
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
                 cx.die(StateChange::DieOpStart {
@@ -111,7 +115,7 @@ impl Controller {
                 report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
-            (OpKind::SlcErase, _) => {
+            (OpKind::SlcErase { .. }, _) => {
                 let erase = self.timing.slc_erase;
                 self.slc_die_time(FoldStep::Erase, erase);
                 self.start_erase(die, op, now, erase, cx);

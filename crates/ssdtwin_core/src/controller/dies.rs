@@ -184,7 +184,7 @@ impl Controller {
                 Need::Command
             }
             OpKind::FoldProgram(_) => Need::Data,
-            OpKind::SlcErase => Need::Command,
+            OpKind::SlcErase { .. } => Need::Command,
             OpKind::Probe { action, .. } => match action {
                 ProbeAction::Read { page_type } => {
                     state.page_type = page_type;
@@ -319,7 +319,7 @@ impl Controller {
             OpKind::Erase { block } => self.on_erase_done(block, cx),
             OpKind::FoldRead(fold) => self.on_fold_read_done(die, fold, cx),
             OpKind::FoldProgram(fold) => self.on_fold_program_done(die, fold, cx),
-            OpKind::SlcErase => self.on_slc_erase_done(),
+            OpKind::SlcErase { block } => self.on_slc_erase_done(block),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
         if self.dies[die as usize].held {

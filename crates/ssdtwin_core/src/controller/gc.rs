@@ -57,6 +57,9 @@ impl Controller {
         }
         if let Some(victim) = self.ftl.take_victim(plane) {
             self.collect(plane, victim, true, cx);
+        } else if self.slc.is_some() {
+            // No victim: the plane's dynamic SLC blocks may hold the space (`slc/fold.rs`).
+            self.slc_reclaim(plane / self.geometry.planes_per_die, cx);
         }
     }
 

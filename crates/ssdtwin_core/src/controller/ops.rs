@@ -114,7 +114,9 @@ pub enum OpKind {
     /// ... and programs it into its native page.
     FoldProgram(super::slc::Fold),
     /// An SLC-mode block freed by folding is erased.
-    SlcErase,
+    SlcErase {
+        block: u32,
+    },
     /// An operation issued by the die-level test harness (`sim::harness`), outside the FTL.
     Probe {
         id: u32,

@@ -1,9 +1,9 @@
 //! Per-block state and the closed blocks of each plane bucketed by valid count.
 //!
-//! A block is free, open (being written), closed (full and programmed: a GC candidate) or a GC
-//! victim. Closed blocks sit in one doubly linked list per (plane, valid count), so an
-//! invalidation moves a block between buckets in O(1) and the lowest-valid blocks of a plane are
-//! found without scanning its blocks (docs/models/ftl.md).
+//! A block is free, open (being written), closed (full and programmed: a GC candidate), a GC
+//! victim, or in SLC mode (the SLC cache's, `slc/`). Closed blocks sit in one doubly linked list
+//! per (plane, valid count), so an invalidation moves a block between buckets in O(1) and the
+//! lowest-valid blocks of a plane are found without scanning its blocks (docs/models/ftl.md).
 
 use super::mapping::NONE;
 use crate::base::arith::div;
@@ -14,6 +14,8 @@ pub enum BlockState {
     Open,
     Closed,
     Victim,
+    /// In SLC mode, held by the SLC cache's pool (`slc/`): never a GC candidate.
+    Slc,
 }
 
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]

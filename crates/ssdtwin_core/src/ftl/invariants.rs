@@ -115,6 +115,7 @@ impl Ftl {
                 }
             }
         }
+        self.check_slc()?;
         match &self.scheme {
             Scheme::Page => Ok(()),
             Scheme::Block(mapping) => mapping.check(&self.view()),

@@ -13,13 +13,10 @@
 //! `ftl.mapping` selects the scheme ([`Scheme`], one file each): page mapping (this file and
 //! `gc/`), block mapping (`block.rs`) or BAST (`bast.rs`). Block and BAST decide placement at
 //! once and leave the flash work it costs (page copies, erases) in [`Ftl::work`] for the
-//! simulation to run with real timing.
-//!
-//! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
-//! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
-//! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs` (and
-//! `fill.rs`, `steady.rs`),
-//! `trim.rs` and `invariants.rs`; the parameters are in `params.rs`.
+//! simulation to run with real timing. This file holds the `Ftl` and dispatches to the schemes;
+//! they write through a borrowed [`placement::Placement`] and import the shared types from
+//! `types.rs`, never this file. Preconditioning (`precondition.rs`, `fill.rs`, `steady.rs`),
+//! host trims (`trim.rs`), SLC-mode blocks (`slc/`) and the invariant checks extend `Ftl`.
 
 pub mod bast;
 pub mod block;
@@ -31,6 +28,7 @@ pub mod mapping;
 pub mod params;
 pub mod placement;
 mod precondition;
+pub mod slc;
 pub mod snapshot;
 mod steady;
 #[cfg(test)]
@@ -99,6 +97,8 @@ pub struct Ftl {
     pub ftl_counts: SchemeCounts,
     /// Which free block a plane opens next, and static leveling's relocations.
     pub wear: wear::WearLeveling,
+    /// The SLC cache's SLC-mode blocks (`slc/`), with `slc_cache.enabled`.
+    pub slc: Option<Box<slc::pool::SlcPool>>,
 }
 
 impl Ftl {
@@ -174,6 +174,7 @@ impl Ftl {
                 kind: config.wear_leveling,
                 spread: config.static_wear_spread,
             },
+            slc: None,
         }
     }
 

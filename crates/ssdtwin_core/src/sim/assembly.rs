@@ -10,6 +10,7 @@ use crate::base::event::EventQueue;
 use crate::base::rng::Rng;
 use crate::base::time::{Duration, Time};
 use crate::controller::read_cache::ReadCache;
+use crate::controller::slc::params::CliffPolicy;
 use crate::controller::slc::SlcCache;
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
@@ -104,24 +105,46 @@ fn thermal_model(
     }))
 }
 
-/// The SLC write cache of `scenario` (`slc_cache.enabled`) over the empty drive's free blocks.
-fn slc_cache(scenario: &Scenario, geometry: &Geometry, controller: &Controller) -> Box<SlcCache> {
+/// The SLC write cache of `scenario` (`slc_cache.enabled`) over the empty drive's free blocks,
+/// its static region taken out of them in SLC mode (`ftl/slc/`) before any preconditioning.
+fn slc_cache(
+    scenario: &Scenario,
+    geometry: &Geometry,
+    controller: &mut Controller,
+) -> Result<Box<SlcCache>, ConfigError> {
+    let config = &scenario.slc_cache;
     let block_bytes = u64::from(geometry.units_per_block()) * geometry.unit_bytes;
+    let slc_pages = (geometry.pages_per_block / geometry.page_types).max(1);
+    let slc_block_bytes = u64::from(slc_pages * geometry.units_per_page) * geometry.unit_bytes;
+    let static_blocks = config
+        .static_size
+        .bytes()
+        .div_ceil(slc_block_bytes)
+        .div_ceil(u64::from(geometry.planes()));
+    controller
+        .ftl
+        .slc_init(
+            static_blocks,
+            slc_pages,
+            config.dynamic_share > 0.0 || config.cliff == CliffPolicy::Wait,
+        )
+        .map_err(|message| ConfigError::new("slc_cache.static_size", message))?;
     let free: u64 = (0..geometry.planes())
         .map(|plane| controller.ftl.free_blocks(plane) as u64)
-        .sum();
+        .sum::<u64>()
+        + controller.ftl.slc.as_ref().map_or(0, |pool| pool.blocks());
     let interval = if scenario.power.enabled {
         scenario.power.sample_interval
     } else {
         Duration::ZERO
     };
-    Box::new(SlcCache::new(
-        &scenario.slc_cache,
+    Ok(Box::new(SlcCache::new(
+        config,
         geometry.dies,
         (u64::from(geometry.page_types), block_bytes, geometry.pages_per_block),
         free * block_bytes,
         interval,
-    ))
+    )))
 }
 
 /// The reliability model, when `reliability.enabled`: each die ages at its NAND package's
@@ -257,7 +280,7 @@ impl Simulation {
             geometry.page_types as usize,
         );
         if slc.enabled {
-            controller.slc = Some(slc_cache(scenario, &geometry, &controller));
+            controller.slc = Some(slc_cache(scenario, &geometry, &mut controller)?);
             let power_config = &scenario.power;
             let (read_ma, program_ma) = if slc.icc_ma > 0.0 {
                 (slc.icc_ma, slc.icc_ma)

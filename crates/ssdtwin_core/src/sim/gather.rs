@@ -261,7 +261,7 @@ impl Simulation {
                 .controller
                 .slc
                 .as_ref()
-                .map(|slc| slc.report(self.now, self.controller.slc_size())),
+                .map(|slc| slc.report(self.now, self.controller.slc_size(), &self.controller.ftl)),
             timeseries,
         }
     }

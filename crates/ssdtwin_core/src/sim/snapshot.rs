@@ -41,6 +41,13 @@ pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
     for key in ["precondition", "span", "steady_overwrites", "steady_method"] {
         keys.insert(format!("workload.{key}"), json["workload"][key].clone());
     }
+    if scenario.slc_cache.enabled {
+        // The SLC cache's blocks are the FTL's (`ftl/slc/`): its static region is out of the free
+        // blocks during preconditioning, and whether it may borrow is the pool's.
+        for key in ["enabled", "static_size", "dynamic_share", "cliff"] {
+            keys.insert(format!("slc_cache.{key}"), json["slc_cache"][key].clone());
+        }
+    }
     keys
 }
 

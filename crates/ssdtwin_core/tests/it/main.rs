@@ -35,6 +35,7 @@ mod power;
 mod read_cache;
 mod reliability;
 mod rmw;
+mod slc_blocks;
 mod slc_cache;
 mod source_scan;
 mod steady;

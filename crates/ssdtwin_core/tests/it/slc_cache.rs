@@ -6,11 +6,14 @@ use ssdtwin_core::Report;
 
 use crate::{folder, run, scenario};
 
-/// [`crate::BASE`]'s drive (4 dies x 2 planes x 64 blocks x 48 pages of 16 KiB, TLC) under
-/// sequential 128 KiB writes of an empty drive at queue depth 8, with `settings` added.
+/// [`crate::BASE`]'s drive with 256 blocks per plane (4 dies x 2 planes x 256 blocks x 48 pages
+/// of 16 KiB, TLC: room for a static region of tens of MiB in SLC mode beside the logical
+/// capacity) under sequential 128 KiB writes of an empty drive at queue depth 8, with `settings`
+/// added.
 fn writes(settings: &[&str]) -> Vec<String> {
     let mut all: Vec<String> = [
         "host.queue_depth=8",
+        "flash.blocks_per_plane=256",
         "workload.read_fraction=0.0",
         "workload.block_size=\"128KiB\"",
         "workload.pattern=\"sequential\"",
@@ -59,8 +62,8 @@ fn the_cliff_comes_at_the_static_size_and_later_writes_go_direct() {
 #[test]
 fn a_full_dynamic_share_is_a_third_of_the_free_tlc_blocks_capped_by_dynamic_max() {
     let report = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.dynamic_share=1.0"]));
-    // All 4 x 2 x 64 blocks of 48 x 16 KiB are free at the start: a third of them as SLC.
-    let raw = 4.0 * 2.0 * 64.0 * 48.0 * 16384.0;
+    // All 4 x 2 x 256 blocks of 48 x 16 KiB are free at the start: a third of them as SLC.
+    let raw = 4.0 * 2.0 * 256.0 * 48.0 * 16384.0;
     let initial = report.slc_cache.as_ref().unwrap().initial_size_gib * GIB;
     assert!(
         (initial - raw / 3.0).abs() < 4096.0,
@@ -91,8 +94,10 @@ fn a_full_dynamic_share_is_a_third_of_the_free_tlc_blocks_capped_by_dynamic_max(
 
 #[test]
 fn host_writes_in_slc_run_faster_than_direct_writes() {
-    // All in SLC (a cache larger than the run) against all direct (a cache of one program).
-    let fast = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.static_size=\"512MiB\""]));
+    // All in SLC (a dynamic cache of the empty drive, larger than the run) against all direct
+    // (a cache smaller than one program).
+    let fast = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.dynamic_share=1.0"]));
+    assert_eq!(fast.slc_cache.as_ref().unwrap().direct_written_gib, 0.0);
     let slow = run_with(&writes(&["slc_cache.enabled=true", "slc_cache.static_size=\"4KiB\""]));
     assert_eq!(slow.slc_cache.as_ref().unwrap().slc_written_gib, 0.0);
     // SLC programs (200 us) against TLC programs (1 to 2 ms): several times the bandwidth.
@@ -146,11 +151,12 @@ fn idle_folding_empties_the_cache_and_costs_die_time_energy_and_slc_erases() {
         slc.folded_gib
     );
     assert!(slc.fold_die_time_s > 0.0);
-    // Every 48 / 3 = 16 SLC pages folded on a die free an SLC block; 2 planes per program.
+    // Every 48 / 3 = 16 SLC pages folded in a plane free an SLC block; 2 planes per program, so
+    // the 8 planes fold alike.
     let folded_pages = slc.folded_gib * GIB / 16384.0;
-    let per_die_blocks = (folded_pages / 4.0 / 16.0).floor();
+    let per_plane_blocks = (folded_pages / 8.0 / 16.0).floor();
     assert!(
-        slc.slc_erases as f64 >= 4.0 * per_die_blocks - 4.0,
+        slc.slc_erases as f64 >= 8.0 * per_plane_blocks,
         "{} SLC erases",
         slc.slc_erases
     );

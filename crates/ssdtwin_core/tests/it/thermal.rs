@@ -438,6 +438,8 @@ fn every_preset_reports_temperatures_with_its_own_packages() {
             format!("drive=\"{preset}\""),
             "thermal.enabled=true".into(),
             "flash.blocks_per_plane=8".into(),
+            // A client preset's static SLC region has no room in an 8-block plane.
+            "slc_cache.static_size=\"0B\"".into(),
             "workload.precondition=\"none\"".into(),
             "workload.io_count=2000".into(),
         ]

@@ -322,9 +322,18 @@ def slc_cache(report: Mapping[str, Any]) -> str:
         ("fold die time [s]", block.get("fold_die_time_s"), "{:.4g}"),
         ("fold array energy [J]", block.get("fold_energy_j"), "{:.4g}"),
         ("SLC erases", block.get("slc_erases"), ""),
-        ("SLC pool blocks", block.get("slc_blocks"), ""),
-        ("SLC mean P/E", block.get("slc_mean_pe"), "{:.3g}"),
-        ("SLC wear (P/E / endurance)", block.get("slc_wear"), "%"),
+    ]
+    blocks = [
+        ("SLC-mode blocks at the end", block.get("slc_blocks"), ""),
+        ("most at once", block.get("slc_blocks_peak"), ""),
+        ("of the static region", block.get("static_slc_blocks"), ""),
+        ("SLC-mode blocks per plane", block.get("slc_blocks_per_plane"), "{:.1f}"),
+        ("native blocks per plane", block.get("native_blocks_per_plane"), "{:.1f}"),
+        ("dynamic blocks borrowed", block.get("dynamic_borrowed"), ""),
+        ("dynamic blocks returned", block.get("dynamic_returned"), ""),
+        ("SLC mean / max P/E", _pair(block.get("slc_mean_pe"), block.get("slc_max_pe")), ""),
+        ("SLC wear (mean P/E / endurance)", block.get("slc_wear"), "%"),
+        ("native mean / max P/E", _pair(block.get("native_mean_pe"), block.get("native_max_pe")), ""),
     ]
     known = {
         "initial_size_gib",
@@ -341,14 +350,31 @@ def slc_cache(report: Mapping[str, Any]) -> str:
         "fold_energy_j",
         "slc_erases",
         "slc_blocks",
+        "slc_blocks_peak",
+        "static_slc_blocks",
+        "slc_blocks_per_plane",
+        "native_blocks_per_plane",
+        "dynamic_borrowed",
+        "dynamic_returned",
         "slc_mean_pe",
+        "slc_max_pe",
         "slc_wear",
+        "native_mean_pe",
+        "native_max_pe",
     }
     return (
         '<div class="tables" id="slc-cache-counters">'
         f"<div><h3>Cache</h3>{_facts(size)}</div>"
-        f"<div><h3>Writes and folding</h3>{_facts(writes)}</div>{_more(block, known)}</div>"
+        f"<div><h3>Writes and folding</h3>{_facts(writes)}</div>"
+        f"<div><h3>Blocks in SLC mode</h3>{_facts(blocks)}</div>{_more(block, known)}</div>"
     )
+
+
+def _pair(mean: Any, most: Any) -> str | None:
+    """`mean / max` of a P/E summary, or None when the report lacks it."""
+    if not isinstance(mean, (int, float)) or not isinstance(most, (int, float)):
+        return None
+    return f"{mean:.3g} / {most}"
 
 
 def read_cache(report: Mapping[str, Any]) -> str:

@@ -1,9 +1,11 @@
 //! The SLC cache's operations on dies: a host program that finds room runs in SLC mode and owes
 //! a fold; folding reads the SLC page (SLC t_R, data out through the controller for ECC, as GC
-//! does) and programs it into its native page (native t_PROG, data in), and every SLC block's
-//! worth of pages folded on a die is erased in SLC mode. Background folding starts once the host
-//! has been idle for `slc_cache.idle_delay` and stops when it is busy again; with
-//! `cliff = "wait"` a host write beyond the cache's size queues a fold on its die at once.
+//! does) and programs it into its native page (native t_PROG, data in), and an SLC-mode block of
+//! the FTL (`ftl/slc/`) whose pages are all folded is erased in SLC mode. Background folding
+//! starts once the host has been idle for `slc_cache.idle_delay` and stops when it is busy again;
+//! with `cliff = "wait"` a host write beyond the cache's size queues a fold on its die at once,
+//! and a die whose native pool is short while its dynamic SLC blocks hold data folds in the
+//! foreground until they are given back.
 
 use super::Fold;
 use crate::base::event::Event;
@@ -21,11 +23,13 @@ pub enum FoldStep {
 }
 
 impl Controller {
-    /// The SLC cache's size now [bytes of host data] (cache on).
+    /// The SLC cache's size now [bytes of host data] (cache on): its free capacity counts the
+    /// blocks in SLC mode, which hold no native data.
     pub fn slc_size(&self) -> u64 {
         let free: u64 = (0..self.geometry.planes())
             .map(|plane| self.ftl.free_blocks(plane) as u64)
-            .sum();
+            .sum::<u64>()
+            + self.ftl.slc.as_ref().map_or(0, |pool| pool.blocks());
         self.slc.as_ref().map_or(0, |slc| slc.size_bytes(free))
     }
 
@@ -37,25 +41,30 @@ impl Controller {
         }
     }
 
-    /// A host program of `units` into native pages of type `native_type` on `die` has its
-    /// channel: the page type it runs as, SLC when it lands in the cache.
+    /// A host program of `units` into native pages of type `native_type` on `die`, in the planes
+    /// `planes` (a mask over the die's), has its channel: the page type it runs as, SLC when it
+    /// lands in the cache (then it takes an SLC page in each of its planes).
     pub(in crate::controller) fn slc_program<O: Observer>(
         &mut self,
         die: u32,
-        (native_type, page_count, units): (usize, u8, u32),
+        (native_type, page_count, planes, units): (usize, u8, u16, u32),
         cx: &mut Context<O>,
     ) -> usize {
         let size = self.slc_size();
         let bytes = u64::from(units) * self.geometry.unit_bytes;
+        let first_plane = die * self.geometry.planes_per_die;
+        self.slc_reclaim(die, cx);
         let Some(slc) = self.slc.as_mut() else {
             return native_type;
         };
-        if !slc.admit(cx.now, bytes, size) {
+        let slc_pages = slc.wants(bytes, size) && self.ftl.slc_take(first_plane, planes);
+        if !slc.admit(cx.now, bytes, size, slc_pages) {
             return native_type;
         }
         slc.pending[die as usize].push_back(Fold {
             page_type: native_type as u8,
             page_count,
+            planes,
             units,
         });
         let page_type = slc.page_type as usize;
@@ -64,6 +73,21 @@ impl Controller {
             self.fold_next(die, cx);
         }
         page_type
+    }
+
+    /// A plane of `die` is short of free blocks while its dynamic SLC blocks hold data
+    /// ([`crate::ftl::Ftl::slc_short`]): the die folds in the foreground (a fold chain at a time),
+    /// so their blocks, once folded and erased, go back to the native pool.
+    pub(in crate::controller) fn slc_reclaim<O: Observer>(&mut self, die: u32, cx: &mut Context<O>) {
+        if self.slc_short(die) && self.slc.as_ref().is_some_and(|slc| slc.in_flight[die as usize] == 0) {
+            self.fold_next(die, cx);
+        }
+    }
+
+    /// Whether a plane of `die` is short of free blocks while its dynamic SLC blocks hold data.
+    fn slc_short(&self, die: u32) -> bool {
+        let first = die * self.geometry.planes_per_die;
+        (first..first + self.geometry.planes_per_die).any(|plane| self.ftl.slc_short(plane))
     }
 
     /// Queues the fold of `die`'s oldest SLC data (its read first); false when it owes none.
@@ -85,8 +109,8 @@ impl Controller {
         self.enqueue_internal_op(die, OpKind::FoldProgram(fold), cx);
     }
 
-    /// A fold's native program is done: its SLC space is free; a freed SLC block is erased;
-    /// background folding goes on while the host stays idle.
+    /// A fold's native program is done: its SLC pages are free; an SLC block emptied is erased;
+    /// folding goes on while the host stays idle or the die's native pool is short.
     pub(in crate::controller) fn on_fold_program_done<O: Observer>(
         &mut self,
         die: u32,
@@ -102,28 +126,33 @@ impl Controller {
         };
         slc.in_flight[die as usize] -= 1;
         slc.folded(cx.now, bytes, size);
-        let folded = &mut slc.folded_pages[die as usize];
-        *folded += u32::from(fold.page_count);
-        let per_block = slc.slc_pages_per_block;
-        let mut erases = 0;
-        while *folded >= per_block {
-            *folded -= per_block;
-            erases += 1;
-        }
-        let more = slc.background && host_idle && !draining && slc.in_flight[die as usize] == 0;
-        for _ in 0..erases {
-            self.enqueue_internal_op(die, OpKind::SlcErase, cx);
+        // Background folding goes on while the host is idle; foreground folding while the die's
+        // native pool is short.
+        let more =
+            !draining && slc.in_flight[die as usize] == 0 && ((slc.background && host_idle) || self.slc_short(die));
+        let mut emptied = Vec::new();
+        let first_plane = die * self.geometry.planes_per_die;
+        self.ftl.slc_folded(first_plane, fold.planes, &mut emptied);
+        for block in emptied {
+            self.enqueue_internal_op(die, OpKind::SlcErase { block }, cx);
         }
         if more {
             self.fold_next(die, cx);
         }
     }
 
-    /// An SLC-mode block was erased.
-    pub(in crate::controller) fn on_slc_erase_done(&mut self) {
-        if let Some(slc) = self.slc.as_mut() {
-            slc.counts.slc_erases += 1;
-        }
+    /// The SLC-mode block `block` was erased: it stays in the SLC pool or, if the cache's
+    /// dynamic share shrank below its plane's SLC blocks or the plane is short of free blocks,
+    /// returns to the native free blocks (`ftl/slc/`).
+    pub(in crate::controller) fn on_slc_erase_done(&mut self, block: u32) {
+        let size = self.slc_size();
+        let Some(slc) = self.slc.as_mut() else {
+            return;
+        };
+        slc.counts.slc_erases += 1;
+        let planes = u64::from(self.geometry.planes());
+        let target = size.div_ceil(slc.slc_block_bytes.max(1)).div_ceil(planes);
+        self.ftl.slc_erased(block, u32::try_from(target).unwrap_or(u32::MAX));
     }
 
     /// Array time `length` of a fold step, for the report: its time and energy.

@@ -5,7 +5,7 @@
 //! least-worn closed block of a plane whose P/E spread exceeds `ftl.static_wear_spread`
 //! (`static_leveling.rs`), so blocks holding cold data also take their share of the cycles.
 
-mod dynamic;
+pub(crate) mod dynamic;
 mod static_leveling;
 
 use std::collections::VecDeque;

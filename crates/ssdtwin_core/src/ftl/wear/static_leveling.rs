@@ -10,6 +10,10 @@ pub fn cold_block(blocks: &BlockTable, plane_blocks: std::ops::Range<u32>, sprea
     let mut most = 0;
     let mut coldest: Option<(u32, u32)> = None;
     for block in plane_blocks {
+        // Native blocks only: an SLC-mode block's cycles are counted apart (`ftl/slc/`).
+        if blocks.state[block as usize] == BlockState::Slc {
+            continue;
+        }
         let count = blocks.erase_count[block as usize];
         most = most.max(count);
         if blocks.state[block as usize] == BlockState::Closed && coldest.is_none_or(|(_, lowest)| count < lowest) {
