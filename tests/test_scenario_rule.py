@@ -100,6 +100,23 @@ def test_a_full_size_preset_warns_before_the_run_with_its_size_memory_and_the_fi
         ssdtwin.precondition({"drive": "enterprise_tlc"}, "drive.snap")
 
 
+def test_the_shrink_advice_for_a_preset_with_a_static_slc_region_runs(monkeypatch) -> None:
+    # client_tlc's 4 GB static SLC region does not fit beside the logical capacity of a drive
+    # shrunk to 64 blocks per plane: the advice names the static size too, and what it advises runs.
+    with monkeypatch.context() as patched:
+        patched.setattr(_core, "run", _stop)
+        with pytest.warns(UserWarning, match="at full size") as caught, pytest.raises(Stopped):
+            ssdtwin.run({"drive": "client_tlc"})
+    message = str(caught[0].message)
+    assert "static SLC region (now 3906250KiB" in message  # 4 GB, resolved
+    assert "slc_cache.static_size=0B" in message
+    shrunk = {"flash__blocks_per_plane": 64, "workload__io_count": 2000, "workload__precondition": "none"}
+    with pytest.raises(ssdtwin.ConfigError, match=r"slc_cache\.static_size"):
+        ssdtwin.run({"drive": "client_tlc"}, **shrunk)
+    report = ssdtwin.run({"drive": "client_tlc"}, **shrunk, slc_cache__static_size="0B")
+    assert report["host_ios"] == 2000
+
+
 def test_the_default_and_small_drives_do_not_warn(monkeypatch) -> None:
     monkeypatch.setattr(_core, "run", _stop)
     with warnings.catch_warnings():

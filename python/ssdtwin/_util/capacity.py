@@ -122,6 +122,8 @@ def large_drive_warning(config: Mapping[str, Any]) -> str | None:
     state = units * STATE_BYTES_PER_UNIT
     memory = f"{state / 1e9:.2g} GB" if state >= 1e9 else f"{state / 1e6:.0f} MB"
     blocks = (config.get("flash") or {}).get("blocks_per_plane", "?")
+    slc = config.get("slc_cache") or {}
+    static = slc.get("static_size", "0B") if slc.get("enabled") else "0B"
     return (
         f"drive {config.get('drive', '?')} at full size: {describe(config, units)} "
         f"({units / 1e6:,.0f} M mapping units); the simulation will hold about {memory} of memory"
@@ -129,4 +131,10 @@ def large_drive_warning(config: Mapping[str, Any]) -> str | None:
         + f". To shrink it, set fewer blocks per plane (now {blocks}), e.g. "
         "`--set flash.blocks_per_plane=64` or `flash__blocks_per_plane=64` (the built-in default "
         "scenario's size)"
+        + (
+            f", with a smaller static SLC region (now {static}: its SLC-mode blocks must fit beside "
+            "the logical capacity), e.g. `--set slc_cache.static_size=0B`"
+            if str(static).strip() not in ("0B", "0", "")
+            else ""
+        )
     )
