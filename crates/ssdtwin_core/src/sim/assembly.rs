@@ -159,8 +159,19 @@ impl Simulation {
         if slc.enabled {
             timing.add_slc(slc.t_read, slc.t_program, slc.t_erase);
         }
+        // A zoned namespace exposes the whole flash in its zones: no spare space of the FTL's own.
+        let zoned_ftl;
+        let ftl_config = if scenario.zns.enabled {
+            zoned_ftl = crate::ftl::params::FtlConfig {
+                over_provisioning: 0.0,
+                ..scenario.ftl.clone()
+            };
+            &zoned_ftl
+        } else {
+            &scenario.ftl
+        };
         let ftl = Ftl::new(
-            &scenario.ftl,
+            ftl_config,
             scenario.flash.multi_plane,
             geometry,
             Rng::stream(scenario.seed, "ftl"),
@@ -179,6 +190,15 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
         controller.set_dram(dram);
+        if scenario.zns.enabled {
+            let group_pages = controller.ftl.targets()[0].plane_count;
+            controller.zoned = Some(Box::new(crate::controller::zoned::ZonedDrive::build(
+                &scenario.zns,
+                &scenario.flash,
+                geometry,
+                group_pages,
+            )?));
+        }
         let unit_bytes = geometry.unit_bytes;
         let read_cache = ReadCache::new(
             (scenario.buffer.read_cache.bytes() / unit_bytes) as u32,
@@ -209,6 +229,10 @@ impl Simulation {
                 geometry.unit_bytes,
                 span_units,
                 logical_units,
+                controller
+                    .zoned
+                    .as_ref()
+                    .map(|zoned| (zoned.flash.zones.limits(), zoned.flash.zones.len())),
             )?
         };
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);

@@ -75,10 +75,47 @@ fn zone_limits_are_at_least_one_and_active_at_least_open() {
 }
 
 #[test]
-fn a_valid_zoned_scenario_is_refused_until_the_zoned_drive_exists() {
-    let error = zns_error(&[]);
-    assert_eq!(error.key, "zns.enabled");
-    assert!(error.message.contains("not simulated yet"), "{error}");
+fn a_valid_zoned_scenario_loads_and_runs_as_a_zoned_drive() {
+    let scenario = load_with(&[
+        "zns.enabled=true",
+        "flash.channels=2",
+        "flash.chips_per_channel=1",
+        "flash.dies_per_chip=1",
+        "flash.blocks_per_plane=8",
+        "zns.max_open=4",
+        "zns.max_active=4",
+        "workload.precondition=\"none\"",
+        "workload.kind=\"zoned\"",
+        "workload.block_size=\"64KiB\"",
+        "workload.io_count=50",
+        "workload.read_fraction=0.0",
+    ])
+    .unwrap();
+    let report = crate::run(&scenario, &mut |_| true).unwrap();
+    let zns = report.zns.expect("a zoned run reports its zones");
+    // 2 dies x 2 planes of 8 blocks: one block per plane and zone, 8 zones.
+    assert_eq!(zns.zones, 8);
+    // 50 commands of 16 logical blocks fill 800 of the 8 x 512: no zone is reset.
+    assert_eq!((zns.writes, zns.reset_commands), (50, 0));
+}
+
+#[test]
+fn models_that_move_data_on_the_conventional_ftl_are_refused_with_zns() {
+    let error = zns_error(&["workload.precondition=\"fill\""]);
+    assert_eq!(error.key, "workload.precondition");
+    assert!(error.message.contains("zns.enabled"), "{error}");
+    let error = zns_error(&["workload.precondition=\"none\"", "slc_cache.enabled=true"]);
+    assert_eq!(error.key, "slc_cache.enabled");
+    let error = zns_error(&["workload.precondition=\"none\"", "ftl.wear_leveling=\"static\""]);
+    assert_eq!(error.key, "ftl.wear_leveling");
+    let error = load_with(&["workload.kind=\"zoned\""]).unwrap_err();
+    assert_eq!(error.key, "workload.kind", "the zoned writer needs a zoned namespace");
+    let error = zns_error(&[
+        "workload.precondition=\"none\"",
+        "workload.kind=\"zoned\"",
+        "workload.zoned.open_zones=0",
+    ]);
+    assert_eq!(error.key, "workload.zoned.open_zones");
 }
 
 #[test]
