@@ -195,3 +195,40 @@ fn a_zoned_run_with_reads_is_deterministic() {
     assert_eq!(first, second);
     assert!(first["zns"]["writes"].as_u64().unwrap() > 0);
 }
+
+#[test]
+fn writes_queued_around_a_reset_land_before_and_after_it_in_order() {
+    // Zone 0 written whole, reset and written again, all submitted at the same instant: the
+    // reset waits for the writes before it, the writes after it wait for its erases.
+    let mut commands: Vec<(u64, CommandSpec)> = (0..96).map(|i| (0, write(i * 16, 16))).collect();
+    commands.push((0, action(0, ZoneAction::Reset)));
+    commands.push((0, write(0, 16)));
+    commands.push((1_000_000_000, CommandSpec::io(true, false, 0, 16)));
+    let report = live_run(&commands);
+    let zns = report.zns.as_ref().unwrap();
+    assert_eq!(zns.rejected_writes, 0);
+    assert_eq!(zns.lbas_written, 1536 + 16);
+    assert_eq!(zns.reset_erases, 8, "the full zone's block on each of the 8 planes");
+    assert_eq!(report.flash.erases, 8);
+    // Every unit programmed once: the reset dropped nothing that was acknowledged before it.
+    assert_eq!(report.flash.programs * 4, 1536 + 16);
+    assert!(report.flash.reads > 0, "the data written after the reset is read from flash");
+}
+
+#[test]
+fn finish_programs_only_the_written_page_and_a_reset_erases_only_its_block() {
+    let zone_start = 2 * 1536;
+    let report = live_run(&[
+        (0, write(zone_start, 4)), // one page of the 2-page multi-plane group
+        (100_000, action(zone_start, ZoneAction::Finish)),
+        (200_000, write(zone_start + 4, 4)),
+        (300_000_000, action(zone_start, ZoneAction::Reset)),
+        (400_000_000, CommandSpec::io(true, false, zone_start, 4)),
+    ]);
+    let zns = report.zns.as_ref().unwrap();
+    assert_eq!(zns.rejected_by_status.get("Zone Is Full (0xb9)"), Some(&1));
+    assert_eq!(zns.zones_filled, 1);
+    assert_eq!(report.flash.programs, 1, "one page holds the 4 logical blocks");
+    assert_eq!((zns.reset_erases, report.flash.erases), (1, 1));
+    assert_eq!(report.flash.reads, 0, "a reset zone reads no flash");
+}

@@ -278,8 +278,11 @@ impl Controller {
         true
     }
 
-    /// Programs zone `zone`'s open group as it is (if it holds data).
+    /// Programs zone `zone`'s open group as it is (if it holds data). A partly filled group
+    /// programs only its pages holding data: the others stay erased for the zone's next writes,
+    /// and a reset erases exactly the blocks written (`ZoneMap::written_blocks`).
     fn program_zone_group<O: Observer>(&mut self, zone: usize, cx: &mut Context<O>) {
+        let units_per_page = self.geometry.units_per_page;
         let zoned = self.zoned.as_deref_mut().expect("a zoned namespace");
         let flight = &mut zoned.zones[zone];
         let Some(open) = flight.open.take() else {
@@ -289,7 +292,7 @@ impl Controller {
         let kind = OpKind::Program {
             stream: Stream::User,
             pages: open.pages,
-            page_count: open.page_count,
+            page_count: open.filled.div_ceil(units_per_page) as u8,
             units: open.filled,
         };
         if self.dies[open.die as usize].host_slots < self.die_queue_depth {
