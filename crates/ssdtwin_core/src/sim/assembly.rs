@@ -192,12 +192,12 @@ impl Simulation {
         controller.set_dram(dram);
         if scenario.zns.enabled {
             let group_pages = controller.ftl.targets()[0].plane_count;
-            controller.zoned = Some(Box::new(crate::controller::zoned::ZonedDrive::build(
-                &scenario.zns,
-                &scenario.flash,
-                geometry,
-                group_pages,
-            )?));
+            let mut zoned =
+                crate::controller::zoned::ZonedDrive::build(&scenario.zns, &scenario.flash, geometry, group_pages)?;
+            if scenario.power.enabled {
+                zoned.stats.series_interval = scenario.power.sample_interval;
+            }
+            controller.zoned = Some(Box::new(zoned));
         }
         let unit_bytes = geometry.unit_bytes;
         let read_cache = ReadCache::new(

@@ -118,6 +118,11 @@ impl Simulation {
                     timeseries.add_column(name, values);
                 }
             }
+            if let Some(zoned) = &self.controller.zoned {
+                for (name, values) in zoned.stats.columns(timeseries.time_s.len()) {
+                    timeseries.add_column(name, values);
+                }
+            }
         }
         let metrics = &self.observers.metrics;
         let measured = self.measured();

@@ -232,3 +232,27 @@ fn finish_programs_only_the_written_page_and_a_reset_erases_only_its_block() {
     assert_eq!((zns.reset_erases, report.flash.erases), (1, 1));
     assert_eq!(report.flash.reads, 0, "a reset zone reads no flash");
 }
+
+#[test]
+fn the_time_series_carries_open_and_active_zones_within_their_maxima() {
+    let scenario = zoned(&["power.enabled=true", "power.sample_interval=\"1ms\""]);
+    let report = run(&scenario);
+    let zns = report.zns.as_ref().unwrap();
+    let series = &report.timeseries;
+    let column = |name: &str| {
+        series
+            .extra
+            .iter()
+            .find(|(column, _)| column == name)
+            .map(|(_, values)| values.clone())
+            .unwrap_or_else(|| panic!("no column {name}"))
+    };
+    let open = column("zns.open_zones");
+    let active = column("zns.active_zones");
+    assert_eq!(open.len(), series.time_s.len());
+    // The writer keeps 4 zones open (within the default limit of 14) once it has started.
+    let peak = open.iter().copied().fold(0.0, f64::max);
+    assert_eq!(peak, f64::from(zns.open_zones_max));
+    assert_eq!(peak, 4.0);
+    assert!(active.iter().zip(&open).all(|(active, open)| active >= open));
+}

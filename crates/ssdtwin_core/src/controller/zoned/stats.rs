@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::base::time::Time;
+use crate::base::time::{Duration, Time};
 use crate::ftl::zoned::{ZoneAction, ZoneError, Zones};
 
 /// Counters the controller keeps for a zoned namespace.
@@ -37,6 +37,10 @@ pub struct ZoneStats {
     last: Time,
     open_now: u32,
     active_now: u32,
+    /// Time-series rows every `series_interval` (0: none): the open and active zones at the end
+    /// of each row's interval.
+    pub series_interval: Duration,
+    series: Vec<(u32, u32)>,
 }
 
 impl ZoneStats {
@@ -50,6 +54,31 @@ impl ZoneStats {
         self.active_now = zones.active_zones();
         self.open_max = self.open_max.max(self.open_now);
         self.active_max = self.active_max.max(self.active_now);
+        if self.series_interval > Duration::ZERO {
+            let row = (now.as_nanos() / self.series_interval.as_nanos()) as usize;
+            let last = self.series.last().copied().unwrap_or((0, 0));
+            if self.series.len() <= row {
+                self.series.resize(row + 1, last);
+            }
+            self.series[row] = (self.open_now, self.active_now);
+        }
+    }
+
+    /// The time-series columns `zns.open_zones` and `zns.active_zones` over `rows` intervals.
+    pub fn columns(&self, rows: usize) -> Vec<(String, Vec<f64>)> {
+        let mut last = (0, 0);
+        let (open, active): (Vec<f64>, Vec<f64>) = (0..rows)
+            .map(|row| {
+                if let Some(&value) = self.series.get(row) {
+                    last = value;
+                }
+                (f64::from(last.0), f64::from(last.1))
+            })
+            .unzip();
+        vec![
+            ("zns.open_zones".to_string(), open),
+            ("zns.active_zones".to_string(), active),
+        ]
     }
 
     pub fn count_action(&mut self, action: ZoneAction) {
