@@ -267,15 +267,11 @@ impl Simulation {
                 .slc
                 .as_ref()
                 .map(|slc| slc.report(self.now, self.controller.slc_size())),
-            zns: self
-                .controller
-                .zoned
-                .as_ref()
-                .map(|zoned| {
-                    let mut report = zoned.stats.report(&zoned.flash.zones, self.now);
-                    report.errored_commands = metrics.errors;
-                    report
-                }),
+            zns: self.controller.zoned.as_ref().map(|zoned| {
+                let mut report = zoned.stats.report(&zoned.flash.zones, self.now);
+                report.errored_commands = metrics.errors;
+                report
+            }),
             timeseries,
         }
     }

@@ -114,7 +114,10 @@ fn a_write_off_the_write_pointer_completes_with_zone_invalid_write_and_changes_n
     assert_eq!(zns.rejected_by_status.get("Zone Invalid Write (0xbc)"), Some(&2));
     assert_eq!(zns.lbas_written, 16 + 16 + 8, "refused writes write nothing");
     assert_eq!(zns.appends, 1);
-    assert_eq!(zns.errored_commands, 2, "the host saw both refused commands complete with an error");
+    assert_eq!(
+        zns.errored_commands, 2,
+        "the host saw both refused commands complete with an error"
+    );
 }
 
 #[test]
@@ -137,7 +140,11 @@ fn open_and_active_zone_limits_hold_when_the_host_writes_more_zones_at_once() {
     assert!(too_many_active.unwrap_or(0) > 0, "{:?}", zns.rejected_by_status);
     // The writer does not see refusals: its later writes to a refused zone are off that zone's
     // pointer. Every refusal is one of the two, and each is counted.
-    let invalid = zns.rejected_by_status.get("Zone Invalid Write (0xbc)").copied().unwrap_or(0);
+    let invalid = zns
+        .rejected_by_status
+        .get("Zone Invalid Write (0xbc)")
+        .copied()
+        .unwrap_or(0);
     assert_eq!(zns.rejected_writes, too_many_active.unwrap() + invalid);
     assert_eq!(zns.invalid_writes, invalid);
     assert_eq!(zns.errored_commands, zns.rejected_writes);
@@ -173,8 +180,7 @@ fn a_zone_reset_costs_its_erases_energy_over_standby() {
     let bus_idle = power.vcc_v * power.icc_bus_idle_ma * 1e-3;
     let t_erase = scenario.flash.t_erase.as_secs_f64();
     let command = scenario.flash.command_time.as_secs_f64();
-    let per_erase =
-        (bus_idle - standby) * command + (power.vcc_v * power.icc_erase_ma * 1e-3 - standby) * t_erase;
+    let per_erase = (bus_idle - standby) * command + (power.vcc_v * power.icc_erase_ma * 1e-3 - standby) * t_erase;
     // The runs end within a nanosecond of each other (the report's seconds rounded to ns).
     let time_gap = (without.simulated_time_s - with_reset.simulated_time_s).abs();
     assert!(time_gap <= 1e-9, "{time_gap}");
@@ -212,7 +218,10 @@ fn writes_queued_around_a_reset_land_before_and_after_it_in_order() {
     assert_eq!(report.flash.erases, 8);
     // Every unit programmed once: the reset dropped nothing that was acknowledged before it.
     assert_eq!(report.flash.programs * 4, 1536 + 16);
-    assert!(report.flash.reads > 0, "the data written after the reset is read from flash");
+    assert!(
+        report.flash.reads > 0,
+        "the data written after the reset is read from flash"
+    );
 }
 
 #[test]

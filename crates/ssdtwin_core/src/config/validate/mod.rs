@@ -102,7 +102,11 @@ fn zns(scenario: &Scenario) -> Result<(), ConfigError> {
         return Err(with_zns("buffer.capacity", &scenario.buffer.capacity, "\"0B\""));
     }
     if scenario.plp.enabled || !scenario.power_loss.at.is_empty() {
-        return Err(with_zns("plp.enabled", &scenario.plp.enabled, "false, and no power_loss.at"));
+        return Err(with_zns(
+            "plp.enabled",
+            &scenario.plp.enabled,
+            "false, and no power_loss.at",
+        ));
     }
     if scenario.reliability.enabled
         && scenario.reliability.read_reclaim != crate::reliability::params::ReadReclaim::None

@@ -95,7 +95,7 @@ fn a_valid_zoned_scenario_loads_and_runs_as_a_zoned_drive() {
     let zns = report.zns.expect("a zoned run reports its zones");
     // 2 dies x 2 planes of 8 blocks: one block per plane and zone, 8 zones.
     assert_eq!(zns.zones, 8);
-    // 50 commands of 16 logical blocks fill 800 of the 8 x 512: no zone is reset.
+    // 50 commands of 16 logical blocks write 800 of a zone's 4096 (16 MiB): no zone is reset.
     assert_eq!((zns.writes, zns.reset_commands), (50, 0));
 }
 

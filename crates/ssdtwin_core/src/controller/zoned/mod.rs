@@ -21,15 +21,15 @@ use super::ops::{OpKind, MAX_PLANES};
 use super::Controller;
 use crate::base::error::ConfigError;
 use crate::base::event::Event;
+use crate::base::time::Time;
 use crate::base::units::ByteSize;
 use crate::flash::params::FlashConfig;
 use crate::flash::Geometry;
+use crate::ftl::mapping::NONE;
+use crate::ftl::zoned::flash::ZonedFlash;
 use crate::ftl::zoned::layout::ZoneMap;
 use crate::ftl::zoned::params::ZnsConfig;
 use crate::ftl::zoned::Zones;
-use crate::base::time::Time;
-use crate::ftl::mapping::NONE;
-use crate::ftl::zoned::flash::ZonedFlash;
 use crate::ftl::zoned::{ZoneAction, ZoneError, ZoneOp};
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer};
@@ -43,7 +43,6 @@ mod stats;
 struct OpenGroup {
     die: u32,
     pages: [(u32, u32); MAX_PLANES],
-    page_count: u8,
     filled: u32,
 }
 
@@ -96,7 +95,10 @@ impl ZonedDrive {
         let layout = config.resolve(flash, ByteSize(geometry.unit_bytes))?;
         let map = ZoneMap::new(geometry, &layout);
         let zones = Zones::new(layout.zones as usize, layout.limits);
-        Ok(ZonedDrive::new(ZonedFlash::new(zones, map, geometry.blocks()), group_pages))
+        Ok(ZonedDrive::new(
+            ZonedFlash::new(zones, map, geometry.blocks()),
+            group_pages,
+        ))
     }
 
     pub fn new(flash: ZonedFlash, group_pages: u32) -> ZonedDrive {
@@ -216,7 +218,9 @@ impl Controller {
         record.remaining = 0;
         let is_write = record.zone != ZoneOp::None || !record.is_read;
         let zoned = self.zoned.as_deref_mut().expect("a zoned namespace");
-        zoned.stats.reject(error, is_write && !matches!(record.zone, ZoneOp::Send(_)));
+        zoned
+            .stats
+            .reject(error, is_write && !matches!(record.zone, ZoneOp::Send(_)));
         cx.events.schedule(cx.now, Event::CommandCompleted { command });
     }
 
@@ -257,14 +261,13 @@ impl Controller {
             flight.open = Some(OpenGroup {
                 die: self.geometry.die_of_block(pages[0].0),
                 pages,
-                page_count: group_pages as u8,
                 filled: 0,
             });
         }
         let open = flight.open.as_mut().expect("opened above");
         open.filled += 1;
-        let full = u64::from(open.filled) == u64::from(group_pages) * units_per_page
-            || offset + 1 == limits.zone_capacity;
+        let full =
+            u64::from(open.filled) == u64::from(group_pages) * units_per_page || offset + 1 == limits.zone_capacity;
         let finish = flight.queued == 0 && std::mem::take(&mut flight.finish_pending);
         let command = self.transactions.remove(transaction).command;
         self.ftl.place(logical, physical, Stream::User);
@@ -373,7 +376,8 @@ impl Controller {
         flight.erasing -= 1;
         if flight.erasing == 0 {
             if let Some(reset) = flight.reset.take() {
-                cx.events.schedule(cx.now, Event::CommandCompleted { command: reset.command });
+                cx.events
+                    .schedule(cx.now, Event::CommandCompleted { command: reset.command });
             }
         }
     }

@@ -118,7 +118,11 @@ fn zone_of_block_names_the_zone_whose_logical_blocks_live_in_that_block() {
         for zone in 0..map.zones() {
             for offset in 0..zone_size {
                 let block = geometry.block_of_unit(map.physical_unit(zone, offset));
-                assert_eq!(map.zone_of_block(block), zone, "{mapping:?} zone {zone} offset {offset}");
+                assert_eq!(
+                    map.zone_of_block(block),
+                    zone,
+                    "{mapping:?} zone {zone} offset {offset}"
+                );
             }
         }
     }
