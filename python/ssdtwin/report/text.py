@@ -225,7 +225,9 @@ def print_zns(zns: Mapping[str, Any], console: Console) -> None:
     """The report's `zns` block in two lines: commands, resets and refusals; zones open and active,
     zone-append latency."""
     refused = zns.get("rejected_by_status")
-    by_status = ", ".join(f"{name} {count:,}" for name, count in refused.items()) if isinstance(refused, Mapping) else ""
+    by_status = ""
+    if isinstance(refused, Mapping) and refused:
+        by_status = " (" + ", ".join(f"{name} {count:,}" for name, count in refused.items()) + ")"
     console.print(
         f"Zones: {format_value(zns.get('zones'), '{:,}')} zones; "
         f"{format_value(zns.get('writes'), '{:,}')} writes, "
@@ -233,7 +235,7 @@ def print_zns(zns: Mapping[str, Any], console: Console) -> None:
         f"{format_value(zns.get('zone_resets'), '{:,}')} zone resets "
         f"({format_value(zns.get('reset_erases'), '{:,}')} blocks erased), "
         f"{format_value(zns.get('implicit_closes'), '{:,}')} implicit closes; "
-        f"{format_value(zns.get('rejected_writes'), '{:,}')} writes refused" + (f" ({by_status})" if by_status else ""),
+        f"{format_value(zns.get('rejected_writes'), '{:,}')} writes refused{by_status}",
         markup=False,
     )
     console.print(
