@@ -75,28 +75,30 @@ fn zone_limits_are_at_least_one_and_active_at_least_open() {
 }
 
 #[test]
-fn a_valid_zoned_scenario_loads_and_runs_as_a_zoned_drive() {
+fn a_valid_zoned_scenario_loads_now_that_the_zoned_drive_runs() {
+    // Formerly refused ("not simulated yet"); tests/it/zns.rs runs zoned scenarios.
     let scenario = load_with(&[
         "zns.enabled=true",
-        "flash.channels=2",
-        "flash.chips_per_channel=1",
-        "flash.dies_per_chip=1",
-        "flash.blocks_per_plane=8",
-        "zns.max_open=4",
-        "zns.max_active=4",
         "workload.precondition=\"none\"",
         "workload.kind=\"zoned\"",
-        "workload.block_size=\"64KiB\"",
-        "workload.io_count=50",
-        "workload.read_fraction=0.0",
     ])
     .unwrap();
-    let report = crate::run(&scenario, &mut |_| true).unwrap();
-    let zns = report.zns.expect("a zoned run reports its zones");
-    // 2 dies x 2 planes of 8 blocks: one block per plane and zone, 8 zones.
-    assert_eq!(zns.zones, 8);
-    // 50 commands of 16 logical blocks write 800 of a zone's 4096 (16 MiB): no zone is reset.
-    assert_eq!((zns.writes, zns.reset_commands), (50, 0));
+    assert!(scenario.zns.enabled);
+}
+
+#[test]
+fn a_frame_buffer_smaller_than_a_program_per_active_zone_names_controller_frame_buffer() {
+    // The default drive programs 2 planes x 16 KiB pages = 8 units of 4 KiB at once: 14 active
+    // zones may hold 14 x 8 = 112 units of partly filled programs.
+    let error = zns_error(&["workload.precondition=\"none\"", "controller.frame_buffer=111"]);
+    assert_eq!(error.key, "controller.frame_buffer");
+    assert!(error.message.contains("= 112"), "{error}");
+    assert!(load_with(&[
+        "zns.enabled=true",
+        "workload.precondition=\"none\"",
+        "controller.frame_buffer=112"
+    ])
+    .is_ok());
 }
 
 #[test]
