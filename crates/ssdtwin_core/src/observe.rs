@@ -66,7 +66,9 @@ pub enum StateChange {
     ControllerPowerState { scale: f64 },
     /// A host command completed: `latency` from arrival, `service` from submission; `error`: with
     /// an error status (an uncorrectable read); `trim`: a deallocate, whose `bytes` (the range
-    /// trimmed) moved no data; `flush`: a Flush (no data, `bytes` 0).
+    /// trimmed) moved no data; `flush`: a Flush (no data, `bytes` 0); `zone_action`: a Zone
+    /// Management Send action (no data, `bytes` 0; not an I/O). A refused zoned write reports
+    /// `error` and `bytes` 0.
     HostCompletion {
         job: u32,
         is_read: bool,
@@ -76,6 +78,7 @@ pub enum StateChange {
         service: Duration,
         bytes: u64,
         error: bool,
+        zone_action: bool,
     },
 }
 

@@ -119,6 +119,8 @@ def print_summary(report: Report, console: Console) -> None:
         print_reliability(data["reliability"], console)
     if isinstance(data.get("slc_cache"), Mapping):
         print_slc_cache(data["slc_cache"], console)
+    if isinstance(data.get("zns"), Mapping):
+        print_zns(data["zns"], console)
 
 
 def drain_line(data: Mapping[str, Any]) -> str | None:
@@ -219,6 +221,34 @@ def print_slc_cache(slc: Mapping[str, Any], console: Console) -> None:
         f"(at most {format_value(slc.get('slc_blocks_peak'), '{:,}')}), "
         f"SLC P/E max {format_value(slc.get('slc_max_pe'), '{:,}')}, "
         f"native {format_value(slc.get('native_max_pe'), '{:,}')}",
+        markup=False,
+    )
+
+
+def print_zns(zns: Mapping[str, Any], console: Console) -> None:
+    """The report's `zns` block in two lines: commands, resets and refusals; zones open and active,
+    zone-append latency."""
+    refused = zns.get("rejected_by_status")
+    by_status = ""
+    if isinstance(refused, Mapping) and refused:
+        by_status = " (" + ", ".join(f"{name} {count:,}" for name, count in refused.items()) + ")"
+    console.print(
+        f"Zones: {format_value(zns.get('zones'), '{:,}')} zones; "
+        f"{format_value(zns.get('writes'), '{:,}')} writes, "
+        f"{format_value(zns.get('appends'), '{:,}')} appends, "
+        f"{format_value(zns.get('zone_resets'), '{:,}')} zone resets "
+        f"({format_value(zns.get('reset_erases'), '{:,}')} blocks erased), "
+        f"{format_value(zns.get('implicit_closes'), '{:,}')} implicit closes; "
+        f"{format_value(zns.get('rejected_writes'), '{:,}')} writes refused{by_status}",
+        markup=False,
+    )
+    console.print(
+        f"Zones open: max {format_value(zns.get('open_zones_max'), '{:,}')}, "
+        f"mean {format_value(zns.get('open_zones_mean'), '{:.2f}')}; active: max "
+        f"{format_value(zns.get('active_zones_max'), '{:,}')}, "
+        f"mean {format_value(zns.get('active_zones_mean'), '{:.2f}')}; zone append latency "
+        f"mean {format_value(zns.get('append_latency_mean_us'), '{:.1f}')} us, "
+        f"p99 {format_value(zns.get('append_latency_p99_us'), '{:.1f}')} us",
         markup=False,
     )
 

@@ -67,6 +67,9 @@ impl Controller {
                 (first_unit..first_unit + units).for_each(|logical| self.drop_cached(logical));
             }
         }
+        if self.zoned.is_some() && !is_read {
+            return self.zoned_command(command, cx);
+        }
         let gapped_write = !is_read && head_gap | tail_gap != 0;
         if !is_read {
             let bytes = self.commands[command].bytes(self.geometry.unit_bytes);
@@ -197,6 +200,9 @@ impl Controller {
     }
 
     fn admit_write<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) -> bool {
+        if self.zoned.is_some() {
+            return self.admit_zoned_write(transaction, cx);
+        }
         if self.transactions[transaction].partial {
             match self.old_data(transaction, cx) {
                 OldData::Ready => {}
@@ -255,6 +261,9 @@ impl Controller {
             if record.fua {
                 self.fua_write(command, cx);
             } else {
+                if record.zone != crate::ftl::zoned::ZoneOp::None {
+                    self.zone_append_done(command, cx.now);
+                }
                 cx.events.schedule(cx.now, Event::CommandCompleted { command });
             }
         }

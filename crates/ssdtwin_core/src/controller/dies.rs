@@ -291,8 +291,13 @@ impl Controller {
                 page_count,
                 units,
             } => {
+                if self.zoned.is_some() {
+                    self.zoned_program_done(&pages[..page_count as usize], cx);
+                }
                 for &(block, page) in &pages[..page_count as usize] {
-                    self.ftl.program_done(block, page);
+                    if self.zoned.is_none() {
+                        self.ftl.program_done(block, page);
+                    }
                     if page == 0 {
                         if let Some(reliability) = self.reliability.as_mut() {
                             reliability.programmed(block, die, cx.now);

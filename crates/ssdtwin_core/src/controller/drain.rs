@@ -42,7 +42,8 @@ impl Controller {
             .as_ref()
             .and_then(|dram| dram.buffer.as_ref())
             .map_or(0, |buffer| buffer.queued);
-        let open = self.open_program.as_ref().map_or(0, |open| open.filled);
+        let open = self.open_program.as_ref().map_or(0, |open| open.filled)
+            + self.zoned.as_ref().map_or(0, |zoned| zoned.unplaced_units() as u32);
         self.draining = true;
         if let Some(buffer) = self.dram.as_deref_mut().and_then(|dram| dram.buffer.as_mut()) {
             buffer.flush_all();
@@ -58,6 +59,9 @@ impl Controller {
     /// Draining: the partly filled open page is programmed as it is, once nothing waits to be
     /// placed before it (the write buffer empty, no program waiting for its die queue).
     pub(super) fn program_open_page<O: Observer>(&mut self, cx: &mut Context<O>) {
+        if self.zoned.is_some() {
+            self.program_zone_groups(cx);
+        }
         let Some(open) = &self.open_program else {
             return;
         };
@@ -85,6 +89,7 @@ impl Controller {
     fn host_data_placed(&self) -> bool {
         self.pending_program.is_none()
             && self.open_program.as_ref().is_none_or(|open| open.filled == 0)
+            && self.zoned.as_ref().is_none_or(|zoned| zoned.unplaced_units() == 0)
             && self
                 .dram
                 .as_ref()

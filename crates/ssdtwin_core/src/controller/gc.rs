@@ -166,6 +166,9 @@ impl Controller {
     }
 
     pub(super) fn on_erase_done<O: Observer>(&mut self, block: u32, cx: &mut Context<O>) {
+        if self.zoned.is_some() {
+            return self.zoned_erase_done(block, cx);
+        }
         let plane = self.geometry.plane_of_block(block);
         self.ftl.erase(block);
         self.gc[plane as usize].victim = NONE;

@@ -14,7 +14,8 @@
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
 //! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `read_cache.rs` and `prefetch.rs` (the DRAM read cache and read-ahead), `drain.rs` (the end of a run),
-//! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps).
+//! `tally.rs` (the counters it reports), `limits.rs` (what thermal throttling caps), `zoned/` (a
+//! zoned namespace's writes, appends and zone resets).
 
 mod admission;
 pub mod arbitration;
@@ -42,6 +43,7 @@ pub mod suspend;
 pub mod tally;
 mod trim;
 pub mod waits;
+pub mod zoned;
 
 use std::collections::{HashSet, VecDeque};
 
@@ -128,6 +130,8 @@ pub struct Controller {
     read_ahead: Vec<u32>,
     /// Units being read ahead (their prefetch reads in flight).
     prefetching: HashSet<u32>,
+    /// A zoned namespace (`zns.enabled`; `zoned/`); `None`: conventional.
+    pub zoned: Option<Box<zoned::ZonedDrive>>,
 }
 
 impl Controller {
@@ -202,6 +206,7 @@ impl Controller {
             read_cache: None,
             read_ahead: Vec::new(),
             prefetching: HashSet::new(),
+            zoned: None,
             geometry,
             timing,
             ftl,

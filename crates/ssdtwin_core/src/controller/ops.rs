@@ -36,8 +36,11 @@ pub struct Command {
     pub tail_gap: u32,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
     pub remaining: u32,
-    /// Completes with an error status: a read of it was uncorrectable (`reliability`).
+    /// Completes with an error status: a read of it was uncorrectable (`reliability`), or a
+    /// zoned command was refused (`zoned/`).
     pub error: bool,
+    /// A zone append or zone action (`CommandSpec::zone`).
+    pub zone: crate::ftl::zoned::ZoneOp,
 }
 
 impl Command {

@@ -4,6 +4,7 @@
 //! below the workloads.
 
 use crate::controller::ops::command_bytes;
+use crate::ftl::zoned::ZoneOp;
 
 /// One host command, in mapping units (with the bytes of its end units it leaves out, when it
 /// does not cover them whole).
@@ -31,6 +32,10 @@ pub struct CommandSpec {
     pub head_gap: u32,
     /// Bytes of the last unit after the command's range [bytes]; 0 when it ends on a unit.
     pub tail_gap: u32,
+    /// On a zoned namespace (`zns.enabled`): a Zone Append or a Zone Management Send action on
+    /// the zone starting at `first_unit` (docs/models/zns.md); `ZoneOp::None` for every other
+    /// command.
+    pub zone: ZoneOp,
 }
 
 impl CommandSpec {
@@ -45,6 +50,7 @@ impl CommandSpec {
             units,
             head_gap: 0,
             tail_gap: 0,
+            zone: ZoneOp::None,
         }
     }
 

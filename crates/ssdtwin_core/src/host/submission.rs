@@ -241,6 +241,7 @@ impl Host {
             tail_gap: spec.tail_gap,
             remaining: spec.units,
             error: false,
+            zone: spec.zone,
         });
         if let Some(log) = &mut self.live {
             log_live(log, super::LiveEvent::Submitted { command });
@@ -281,8 +282,14 @@ impl Host {
             flush: done.flush,
             latency: cx.now.since(done.arrival),
             service: cx.now.since(done.submitted),
-            bytes: done.bytes(controller.geometry.unit_bytes),
+            // A refused zoned write moved nothing.
+            bytes: if done.error && !done.is_read {
+                0
+            } else {
+                done.bytes(controller.geometry.unit_bytes)
+            },
             error: done.error,
+            zone_action: matches!(done.zone, crate::ftl::zoned::ZoneOp::Send(_)),
         });
         self.jobs[done.job as usize].outstanding -= 1;
         self.completed += 1;

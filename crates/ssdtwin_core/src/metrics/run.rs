@@ -80,6 +80,7 @@ impl RunMetrics {
             service,
             bytes,
             error,
+            zone_action,
         } = *change
         {
             self.last_completion = now;
@@ -88,6 +89,10 @@ impl RunMetrics {
                 return;
             }
             self.errors += u64::from(error);
+            if zone_action {
+                // Zone Management Send: counted in the report's `zns` block, not an I/O.
+                return;
+            }
             self.jobs[job as usize].record(IoKind::of(is_read, trim, flush), latency, service, bytes, now);
             if flush {
                 // As fio: a sync has its own latencies (the job's `flush`), not an I/O of the IOPS.

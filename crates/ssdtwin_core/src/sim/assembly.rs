@@ -182,8 +182,19 @@ impl Simulation {
         if slc.enabled {
             timing.add_slc(slc.t_read, slc.t_program, slc.t_erase);
         }
+        // A zoned namespace exposes the whole flash in its zones: no spare space of the FTL's own.
+        let zoned_ftl;
+        let ftl_config = if scenario.zns.enabled {
+            zoned_ftl = crate::ftl::params::FtlConfig {
+                over_provisioning: 0.0,
+                ..scenario.ftl.clone()
+            };
+            &zoned_ftl
+        } else {
+            &scenario.ftl
+        };
         let ftl = Ftl::new(
-            &scenario.ftl,
+            ftl_config,
             scenario.flash.multi_plane,
             geometry,
             Rng::stream(scenario.seed, "ftl"),
@@ -202,6 +213,15 @@ impl Simulation {
             Rng::stream(scenario.seed, "flash"),
         )?;
         controller.set_dram(dram);
+        if scenario.zns.enabled {
+            let group_pages = controller.ftl.targets()[0].plane_count;
+            let mut zoned =
+                crate::controller::zoned::ZonedDrive::build(&scenario.zns, &scenario.flash, geometry, group_pages)?;
+            if scenario.power.enabled {
+                zoned.stats.series_interval = scenario.power.sample_interval;
+            }
+            controller.zoned = Some(Box::new(zoned));
+        }
         let unit_bytes = geometry.unit_bytes;
         let read_cache = ReadCache::new(
             (scenario.buffer.read_cache.bytes() / unit_bytes) as u32,
@@ -232,6 +252,10 @@ impl Simulation {
                 geometry.unit_bytes,
                 span_units,
                 logical_units,
+                controller
+                    .zoned
+                    .as_ref()
+                    .map(|zoned| (zoned.flash.zones.limits(), zoned.flash.zones.len())),
             )?
         };
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);

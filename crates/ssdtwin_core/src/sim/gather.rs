@@ -118,6 +118,11 @@ impl Simulation {
                     timeseries.add_column(name, values);
                 }
             }
+            if let Some(zoned) = &self.controller.zoned {
+                for (name, values) in zoned.stats.columns(timeseries.time_s.len()) {
+                    timeseries.add_column(name, values);
+                }
+            }
         }
         let metrics = &self.observers.metrics;
         let measured = self.measured();
@@ -262,6 +267,11 @@ impl Simulation {
                 .slc
                 .as_ref()
                 .map(|slc| slc.report(self.now, self.controller.slc_size(), &self.controller.ftl)),
+            zns: self.controller.zoned.as_ref().map(|zoned| {
+                let mut report = zoned.stats.report(&zoned.flash.zones, self.now);
+                report.errored_commands = metrics.errors;
+                report
+            }),
             timeseries,
         }
     }

@@ -77,6 +77,9 @@ pub struct Report {
     /// The SLC write cache, when `slc_cache.enabled` (docs/models/slc_cache.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slc_cache: Option<crate::controller::slc::SlcReport>,
+    /// The zoned namespace, when `zns.enabled` (docs/models/zns.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zns: Option<crate::controller::zoned::ZnsReport>,
     /// Power, IOPS and bandwidth per `power.sample_interval`, as columns; not in the JSON report.
     #[serde(skip)]
     pub timeseries: TimeSeries,

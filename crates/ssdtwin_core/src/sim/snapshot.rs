@@ -79,6 +79,7 @@ fn file_error(path: &Path, what: impl std::fmt::Display) -> ConfigError {
 impl Simulation {
     /// Preconditions the drive (if it is not yet) and writes its state to `path`.
     pub fn save_snapshot(&mut self, path: &Path, progress: &mut dyn FnMut(&Progress) -> bool) -> Result<(), RunError> {
+        self.refuse_zoned_snapshot()?;
         self.precondition(progress)?;
         let header = serde_json::json!({
             "ssdtwin_version": crate::base::VERSION,
@@ -106,6 +107,7 @@ impl Simulation {
     /// Replaces the drive's state by the snapshot at `path`, which must have been made for the
     /// same drive (every key of [`drive_keys`] equal); the run then skips preconditioning.
     pub fn load_snapshot(&mut self, path: &Path) -> Result<(), ConfigError> {
+        self.refuse_zoned_snapshot()?;
         let started = std::time::Instant::now();
         let file = File::open(path).map_err(|error| file_error(path, format!("cannot read: {error}")))?;
         let mut reader = Checksummed::new(BufReader::with_capacity(1 << 20, file));
@@ -253,5 +255,18 @@ impl<R: Read> Read for Checksummed<R> {
         let read = self.inner.read(buffer)?;
         self.hasher.update(&buffer[..read]);
         Ok(read)
+    }
+}
+
+impl Simulation {
+    /// A zoned namespace starts empty and its zones are not in a snapshot: none is saved or loaded.
+    fn refuse_zoned_snapshot(&self) -> Result<(), ConfigError> {
+        if self.scenario.zns.enabled {
+            return Err(ConfigError::new(
+                "zns.enabled",
+                "true has no drive snapshots (a zoned namespace starts empty); allowed: false with a snapshot",
+            ));
+        }
+        Ok(())
     }
 }

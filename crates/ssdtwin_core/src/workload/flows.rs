@@ -162,10 +162,10 @@ pub fn sources(
                     u64::from(span_units),
                     rng,
                 )),
-                WorkloadKind::Fio => {
+                WorkloadKind::Fio | WorkloadKind::Zoned => {
                     return Err(ConfigError::new(
                         key("kind"),
-                        "\"fio\" is not a flow: an fio job file's jobs are the flows (workload.kind = \"fio\")",
+                        "\"fio\" and \"zoned\" are not flows (set workload.kind itself); allowed: \"synthetic\", \"trace\", \"iiot\"",
                     ))
                 }
             };
@@ -196,6 +196,12 @@ pub fn check(flow: &FlowConfig, index: usize) -> Result<(), ConfigError> {
             return Err(ConfigError::new(
                 key("kind"),
                 "\"fio\" is not a flow: an fio job file's jobs are the flows (workload.kind = \"fio\")",
+            ))
+        }
+        Some(WorkloadKind::Zoned) => {
+            return Err(ConfigError::new(
+                key("kind"),
+                "\"zoned\" is not a flow (set workload.kind = \"zoned\" itself); allowed: \"synthetic\", \"trace\", \"iiot\"",
             ))
         }
         _ => None,

@@ -11,6 +11,7 @@ pub mod params;
 pub mod synthetic;
 pub mod trace;
 pub mod warmup;
+pub mod zoned;
 
 use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
@@ -37,6 +38,8 @@ pub enum Source {
     Trace(trace::TraceSource),
     Fio(fio::FioWorkload),
     Iiot(iiot::Iiot),
+    /// The log-structured writer of a zoned namespace.
+    Zoned(zoned::ZonedWriter),
     /// Commands handed in from outside while the simulation runs (`sim/live.rs`: an NBD
     /// server's requests); it never makes a command itself.
     External,
@@ -44,13 +47,15 @@ pub enum Source {
 
 impl Source {
     /// Builds the source of `config` with the scenario's `seed`. `span_units` is the addressed
-    /// logical space, `logical_units` the drive's (flows have spans of their own).
+    /// logical space, `logical_units` the drive's (flows have spans of their own); `zones` the
+    /// zoned namespace's zone limits and count, when `zns.enabled`.
     pub fn new(
         config: &WorkloadConfig,
         seed: u64,
         unit_bytes: u64,
         span_units: u32,
         logical_units: u32,
+        zones: Option<(crate::ftl::zoned::ZoneLimits, usize)>,
     ) -> Result<Source, ConfigError> {
         let rng = Rng::stream(seed, "workload");
         Ok(match config.kind {
@@ -84,6 +89,23 @@ impl Source {
                 Source::Fio(workload)
             }
             WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
+            WorkloadKind::Zoned => {
+                let (limits, count) = zones.ok_or_else(|| {
+                    ConfigError::new(
+                        "workload.kind",
+                        "\"zoned\" needs a zoned namespace (zns.enabled = true); allowed without it: \"synthetic\", \"trace\", \"fio\", \"iiot\"",
+                    )
+                })?;
+                let block_units = config.block_size.bytes().div_ceil(unit_bytes);
+                Source::Zoned(zoned::ZonedWriter::new(
+                    &config.zoned,
+                    limits,
+                    count,
+                    block_units,
+                    config.read_fraction,
+                    rng,
+                ))
+            }
         })
     }
 
@@ -106,6 +128,7 @@ impl Source {
         };
         match self {
             Source::Synthetic(_) => vec![one("synthetic")],
+            Source::Zoned(_) => vec![one("zoned")],
             Source::Flows(_) => config
                 .flows
                 .iter()
@@ -136,6 +159,7 @@ impl Source {
     pub fn next(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         Ok(match self {
             Source::Synthetic(synthetic) => Some((synthetic.next_command(), 0, None)),
+            Source::Zoned(writer) => Some((writer.next_command(), 0, None)),
             Source::Flows(flows) => flows[job as usize].next_command()?.map(|command| (command, job, None)),
             Source::Trace(trace) => trace
                 .next_request()?

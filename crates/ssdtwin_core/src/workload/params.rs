@@ -27,6 +27,8 @@ pub enum WorkloadKind {
     Fio,
     /// Industrial-IoT ingest and analytics generator (`[workload.iiot]`).
     Iiot,
+    /// Log-structured writer of a zoned namespace (`[workload.zoned]`; needs `zns.enabled`).
+    Zoned,
 }
 
 /// Address order of the synthetic generator.
@@ -54,7 +56,8 @@ pub enum Distribution {
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadConfig {
-    /// Workload kind: `synthetic`, `trace`, `fio` or `iiot`. The keys below up to `duration`
+    /// Workload kind: `synthetic`, `trace`, `fio`, `iiot` or `zoned` (`block_size` and
+    /// `read_fraction` also shape `zoned`). The keys below up to `duration`
     /// belong to `synthetic` (`io_count` and `duration` also bound `iiot`); `trace` and `fio` end
     /// where their file says.
     pub kind: WorkloadKind,
@@ -113,6 +116,8 @@ pub struct WorkloadConfig {
     pub fio: FioConfig,
     /// Industrial-IoT generator, used when `kind = "iiot"`.
     pub iiot: IiotConfig,
+    /// The zoned writer, used when `kind = "zoned"` (docs/models/zns.md).
+    pub zoned: super::zoned::ZonedWriterConfig,
     /// Several synthetic flows at once, each with its own submission queue, queue depth and
     /// priority class (`[[workload.flows]]`, docs/guide/workloads.md, "Flows"); empty: the one
     /// workload of the keys above. Only with `kind = "synthetic"` and `host.mode = "closed"`.
@@ -169,6 +174,7 @@ impl Default for WorkloadConfig {
             trace: TraceConfig::default(),
             fio: FioConfig::default(),
             iiot: IiotConfig::default(),
+            zoned: super::zoned::ZonedWriterConfig::default(),
             flows: Vec::new(),
         }
     }

@@ -7,7 +7,7 @@ use ssdtwin_core::{Report, Scenario, Simulation};
 use crate::{run, scenario};
 
 /// The report as JSON without the fields that measure the host computer, not the drive.
-fn simulated_part(report: &Report) -> Value {
+pub(crate) fn simulated_part(report: &Report) -> Value {
     let mut json = report.to_json();
     let object = json.as_object_mut().expect("a report is a JSON object");
     object.remove("wall_time_s").expect("reports carry wall_time_s");

@@ -48,6 +48,7 @@ mod thermal;
 mod trim;
 mod warmup;
 mod workloads;
+mod zns;
 
 use std::path::PathBuf;
 

@@ -12,6 +12,7 @@ mod slc;
 mod tests;
 mod thermal;
 mod workload;
+mod zns;
 #[cfg(test)]
 mod zns_tests;
 
@@ -22,7 +23,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::host_and_controller(&scenario.host, &scenario.controller)?;
     drive::flash(&scenario.flash)?;
     drive::ftl(&scenario.ftl, &scenario.flash)?;
-    zns(scenario)?;
+    zns::zns(scenario)?;
     flows::arbitration(&scenario.host)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;
@@ -52,18 +53,4 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
             .check_codeword(scenario.ftl.mapping_unit, scenario.flash.parity_per_codeword)?;
     }
     Ok(())
-}
-
-/// `[zns]`, checked only when enabled (the keys cost nothing when off). The zoned drive itself is
-/// not simulated yet (issue 31): a valid zoned scenario is refused rather than run as a
-/// conventional drive.
-fn zns(scenario: &Scenario) -> Result<(), ConfigError> {
-    if !scenario.zns.enabled {
-        return Ok(());
-    }
-    scenario.zns.resolve(&scenario.flash, scenario.ftl.mapping_unit)?;
-    Err(ConfigError::new(
-        "zns.enabled",
-        "true is not simulated yet (issue 31: the zone state machine and the [zns] keys exist, the zoned drive does not); allowed: false",
-    ))
 }

@@ -123,6 +123,12 @@ pub(super) fn workload(workload: &WorkloadConfig, host: &HostConfig, ftl: &FtlCo
 fn sources(workload: &WorkloadConfig) -> Result<(), ConfigError> {
     match workload.kind {
         WorkloadKind::Synthetic => Ok(()),
+        WorkloadKind::Zoned => check(
+            (1..=1_000_000).contains(&workload.zoned.open_zones),
+            "workload.zoned.open_zones",
+            workload.zoned.open_zones,
+            "1 to 1000000 (zones written at once)",
+        ),
         WorkloadKind::Trace => {
             let trace = &workload.trace;
             check(

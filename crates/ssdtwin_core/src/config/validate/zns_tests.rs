@@ -75,10 +75,49 @@ fn zone_limits_are_at_least_one_and_active_at_least_open() {
 }
 
 #[test]
-fn a_valid_zoned_scenario_is_refused_until_the_zoned_drive_exists() {
-    let error = zns_error(&[]);
-    assert_eq!(error.key, "zns.enabled");
-    assert!(error.message.contains("not simulated yet"), "{error}");
+fn a_valid_zoned_scenario_loads_now_that_the_zoned_drive_runs() {
+    // Formerly refused ("not simulated yet"); tests/it/zns.rs runs zoned scenarios.
+    let scenario = load_with(&[
+        "zns.enabled=true",
+        "workload.precondition=\"none\"",
+        "workload.kind=\"zoned\"",
+    ])
+    .unwrap();
+    assert!(scenario.zns.enabled);
+}
+
+#[test]
+fn a_frame_buffer_smaller_than_a_program_per_active_zone_names_controller_frame_buffer() {
+    // The default drive programs 2 planes x 16 KiB pages = 8 units of 4 KiB at once: 14 active
+    // zones may hold 14 x 8 = 112 units of partly filled programs.
+    let error = zns_error(&["workload.precondition=\"none\"", "controller.frame_buffer=111"]);
+    assert_eq!(error.key, "controller.frame_buffer");
+    assert!(error.message.contains("= 112"), "{error}");
+    assert!(load_with(&[
+        "zns.enabled=true",
+        "workload.precondition=\"none\"",
+        "controller.frame_buffer=112"
+    ])
+    .is_ok());
+}
+
+#[test]
+fn models_that_move_data_on_the_conventional_ftl_are_refused_with_zns() {
+    let error = zns_error(&["workload.precondition=\"fill\""]);
+    assert_eq!(error.key, "workload.precondition");
+    assert!(error.message.contains("zns.enabled"), "{error}");
+    let error = zns_error(&["workload.precondition=\"none\"", "slc_cache.enabled=true"]);
+    assert_eq!(error.key, "slc_cache.enabled");
+    let error = zns_error(&["workload.precondition=\"none\"", "ftl.wear_leveling=\"static\""]);
+    assert_eq!(error.key, "ftl.wear_leveling");
+    let error = load_with(&["workload.kind=\"zoned\""]).unwrap_err();
+    assert_eq!(error.key, "workload.kind", "the zoned writer needs a zoned namespace");
+    let error = zns_error(&[
+        "workload.precondition=\"none\"",
+        "workload.kind=\"zoned\"",
+        "workload.zoned.open_zones=0",
+    ]);
+    assert_eq!(error.key, "workload.zoned.open_zones");
 }
 
 #[test]

@@ -4,9 +4,8 @@
 //! the previous reset; nothing else moves data, so the device runs no GC and its write
 //! amplification is 1 by construction.
 //!
-//! Not yet driven by the simulation (issue 31): the controller does not issue these programs and
-//! erases as die operations, and the host has no zone commands. This is the FTL half the zoned
-//! drive will call.
+//! The controller (`controller/zoned.rs`) drives it: it issues these programs and erases as die
+//! operations.
 
 use super::layout::ZoneMap;
 use super::state::{ZoneAction, ZoneError};
@@ -45,6 +44,16 @@ impl ZonedFlash {
             erase_counts: vec![0; blocks as usize],
             programmed_units: 0,
         }
+    }
+
+    /// The placement of the zones.
+    pub fn map(&self) -> &ZoneMap {
+        &self.map
+    }
+
+    /// Logical blocks of zone `zone` holding data since its last reset.
+    pub fn data_units(&self, zone: usize) -> u64 {
+        self.data[zone]
     }
 
     /// A Write command; a refused one costs nothing.

@@ -75,6 +75,14 @@ impl ZoneMap {
         self.geometry.unit_address(block, row % pages_per_block, slot)
     }
 
+    /// The zone whose blocks include global block `block` (the inverse of the placement).
+    pub fn zone_of_block(&self, block: u32) -> u32 {
+        let plane = self.geometry.plane_of_block(block);
+        let die = plane / self.geometry.planes_per_die;
+        let slot = (block - self.geometry.first_block_of_plane(plane)) / self.per_plane;
+        slot * self.groups + die / self.dies_per_zone
+    }
+
     /// The die that programs logical block `offset` of zone `zone`.
     pub fn die_of(&self, zone: u32, offset: u64) -> u32 {
         self.geometry

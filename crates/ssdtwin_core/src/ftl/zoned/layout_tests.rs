@@ -102,3 +102,28 @@ fn a_reset_erases_exactly_the_blocks_written_since_the_last_reset() {
     // A full zone of 2 stripes: 2 blocks on each of the 8 planes.
     assert_eq!(map.written_blocks(1, zone_size).len(), 16);
 }
+
+#[test]
+fn zone_of_block_names_the_zone_whose_logical_blocks_live_in_that_block() {
+    // Striped and die-group layouts, one and two stripes per zone: every unit of every zone is
+    // in a block that `zone_of_block` gives back as that zone.
+    for (mapping, group, size) in [
+        (ZoneMappingKind::Striped, 1, 256 << 10),
+        (ZoneMappingKind::Striped, 1, 512 << 10),
+        (ZoneMappingKind::DieGroup, 2, 128 << 10),
+        (ZoneMappingKind::DieGroup, 1, 64 << 10),
+    ] {
+        let (map, zone_size) = map(zns(mapping, group, size));
+        let geometry = Geometry::new(&flash(), ByteSize(4096));
+        for zone in 0..map.zones() {
+            for offset in 0..zone_size {
+                let block = geometry.block_of_unit(map.physical_unit(zone, offset));
+                assert_eq!(
+                    map.zone_of_block(block),
+                    zone,
+                    "{mapping:?} zone {zone} offset {offset}"
+                );
+            }
+        }
+    }
+}

@@ -19,5 +19,5 @@ pub mod state;
 mod tests;
 pub mod zones;
 
-pub use state::{Zone, ZoneAction, ZoneError, ZoneState};
+pub use state::{Zone, ZoneAction, ZoneError, ZoneOp, ZoneState};
 pub use zones::{Written, ZoneCounts, ZoneLimits, Zones};

@@ -72,6 +72,18 @@ pub enum ZoneAction {
     Offline,
 }
 
+/// The zone operation a host command carries (`host::command::CommandSpec::zone`): `None` for a
+/// plain read or write (on a zoned namespace a write must start at its zone's write pointer),
+/// `Append` for a Zone Append to the zone starting at the command's first LBA, `Send` for a Zone
+/// Management Send action on that zone (no data).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ZoneOp {
+    #[default]
+    None,
+    Append,
+    Send(ZoneAction),
+}
+
 /// Why a zoned command failed: the status codes of [ZNS] 3.1.2, plus the generic ones a zoned
 /// command can meet (an LBA outside the namespace, an invalid field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
