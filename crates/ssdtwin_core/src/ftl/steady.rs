@@ -27,7 +27,8 @@ use crate::base::rng::Rng;
 
 impl Ftl {
     /// `steady` on the block table: the fill and the overwrites counted, then the mapping laid out
-    /// (module docs).
+    /// (module docs). The block table's bucket lists are deferred meanwhile (`blocks.rs`): the
+    /// same victims, without relinking a block on each of the overwrites.
     pub(super) fn precondition_on_blocks(
         &mut self,
         span_units: u32,
@@ -35,10 +36,31 @@ impl Ftl {
         rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
+        self.blocks.defer_buckets();
+        let done = self.count_steady_state(span_units, random_writes, rng, progress);
+        self.blocks.restore_buckets();
+        let Some(partial) = done? else {
+            return Ok(false);
+        };
+        self.lay_out_mapping(span_units, &partial, rng);
+        // Preconditioning is not part of the measured run.
+        self.counts = super::types::PlacementCounts::default();
+        Ok(true)
+    }
+
+    /// The fill and the overwrites on the block table; returns the slots of the pages still being
+    /// filled that hold data, or `None` if `progress` cancels.
+    fn count_steady_state(
+        &mut self,
+        span_units: u32,
+        random_writes: u64,
+        rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<Option<HashMap<(u32, u32), u32>>, String> {
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::counting();
         if !self.fill_counted(&mut writer, span_units, total, progress)? {
-            return Ok(false);
+            return Ok(None);
         }
         // Rounds of 16 programs per target. A round's overwrites are first spread over the planes
         // in proportion to their valid units; then, target by target, each plane of the target
@@ -73,9 +95,7 @@ impl Ftl {
             // The fullest plane bounds the rejection: planes hold nearly equal valid units, so
             // almost every draw is kept (a plane's capacity would reject one in three).
             let fullest = plane_valid.iter().copied().max().unwrap_or(0).max(1);
-            for _ in 0..count {
-                per_plane[draw(&plane_valid, fullest, rng)] += 1;
-            }
+            draw_counts(&plane_valid, fullest, count, &mut per_plane, rng);
             let mut wrote = |block: u32, units: u32| {
                 plane_valid[(block / blocks_per_plane) as usize] += u64::from(units);
             };
@@ -105,7 +125,7 @@ impl Ftl {
             let before = done;
             done += count;
             if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
-                return Ok(false);
+                return Ok(None);
             }
         }
         // Slots of pages still being filled (the writer's program, the GC pages) that hold no data.
@@ -114,10 +134,7 @@ impl Ftl {
             partial.insert((open.block, open.page), open.filled);
         }
         writer.finish(self);
-        self.lay_out_mapping(span_units, &partial, rng);
-        // Preconditioning is not part of the measured run.
-        self.counts = super::types::PlacementCounts::default();
-        Ok(true)
+        Ok(Some(partial))
     }
 
     /// The fill on the block table: `span_units` writes in striping order, each target's share of
@@ -165,10 +182,13 @@ impl Ftl {
         let mut left = count;
         while left > 0 {
             let batch = left.min(drawn.len() as u32) as usize;
-            let valid = &self.blocks.valid[range.clone()];
-            for slot in &mut drawn[..batch] {
-                *slot = first + draw(valid, units_per_block, rng) as u32;
-            }
+            draw_into(
+                &self.blocks.valid[range.clone()],
+                units_per_block,
+                first,
+                &mut drawn[..batch],
+                rng,
+            );
             for &block in &drawn[..batch] {
                 if self.blocks.valid[block as usize] > 0 {
                     self.blocks.invalidate(block);
@@ -303,6 +323,36 @@ fn draw<T: Copy + Into<u64>>(weights: &[T], capacity: u64, rng: &mut Rng) -> usi
         if ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index].into() {
             return index;
         }
+    }
+}
+
+/// `out.len()` indices drawn as [`draw`] draws them one after another (the same random numbers,
+/// the same results), each plus `offset`, without a branch per try: a try writes its index and
+/// moves on only if kept (a rejection's branch is mispredicted about as often as it rejects).
+#[inline]
+fn draw_into<T: Copy + Into<u64>>(weights: &[T], capacity: u64, offset: u32, out: &mut [u32], rng: &mut Rng) {
+    let len = weights.len() as u64;
+    let mut kept = 0;
+    while kept < out.len() {
+        let bits = rng.next_u64();
+        let index = (((bits >> 32) * len) >> 32) as usize;
+        out[kept] = offset + index as u32;
+        kept += usize::from(((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index].into());
+    }
+}
+
+/// `count` indices drawn as [`draw`] draws them one after another, counted into `counts`
+/// (added), without a branch per try ([`draw_into`]).
+#[inline]
+fn draw_counts(weights: &[u64], capacity: u64, count: u64, counts: &mut [u32], rng: &mut Rng) {
+    let len = weights.len() as u64;
+    let mut kept = 0;
+    while kept < count {
+        let bits = rng.next_u64();
+        let index = (((bits >> 32) * len) >> 32) as usize;
+        let keep = ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index];
+        counts[index] += u32::from(keep);
+        kept += u64::from(keep);
     }
 }
 
