@@ -129,6 +129,12 @@ impl Mapping {
         physical
     }
 
+    /// Backs both arrays' pages now, contents unchanged ([`LargeArray::populate`]).
+    pub fn populate(&self) {
+        self.forward.populate();
+        self.reverse.populate();
+    }
+
     pub fn logical_units(&self) -> usize {
         self.forward.len()
     }

@@ -37,7 +37,22 @@ impl Ftl {
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
         self.blocks.defer_buckets();
-        let done = self.count_steady_state(span_units, random_writes, rng, progress);
+        // The counting never touches the mapping table: meanwhile a second thread has the kernel
+        // back its pages (zeroing them, seconds for GiBs), which the layout would otherwise wait
+        // for page by page. The table's contents do not change, so neither does the result.
+        let mapping = std::mem::take(&mut self.mapping);
+        let (done, mapping) = std::thread::scope(|scope| {
+            let populating = scope.spawn(move || {
+                mapping.populate();
+                mapping
+            });
+            let done = self.count_steady_state(span_units, random_writes, rng, progress);
+            let mapping = populating
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (done, mapping)
+        });
+        self.mapping = mapping;
         self.blocks.restore_buckets();
         let Some(partial) = done? else {
             return Ok(false);
