@@ -135,4 +135,17 @@ mod tests {
         }
         assert!(LargeArray::filled(1 << 20, 0).is_mapped());
     }
+
+    #[test]
+    fn populating_keeps_the_contents() {
+        let mut array = LargeArray::filled(3 << 20, 0);
+        array[5] = 7;
+        array.populate();
+        assert!(array.is_mapped());
+        assert_eq!(array[5], 7);
+        assert_eq!(array.iter().filter(|&&value| value != 0).count(), 1);
+        let heap = LargeArray::default();
+        heap.populate();
+        assert!(heap.is_empty());
+    }
 }

@@ -18,7 +18,7 @@
 //! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
 //! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
 //! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs` (and
-//! `fill.rs`, `steady.rs`),
+//! `fill.rs`, `steady.rs`, `steady_draws.rs`),
 //! `trim.rs` and `invariants.rs`; the parameters are in `params.rs`.
 
 pub mod bast;
@@ -33,6 +33,7 @@ pub mod placement;
 mod precondition;
 pub mod snapshot;
 mod steady;
+mod steady_draws;
 #[cfg(test)]
 mod tests;
 pub mod translation;
