@@ -87,7 +87,7 @@ impl Ftl {
         random_writes: u64,
         rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
-    ) -> Result<Option<HashMap<(u32, u32), u32>>, String> {
+    ) -> Result<Option<PartialPages>, String> {
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::counting();
         if !self.fill_counted(&mut writer, span_units, total, progress)? {
@@ -160,7 +160,7 @@ impl Ftl {
             }
         }
         // Slots of pages still being filled (the writer's program, the GC pages) that hold no data.
-        let mut partial: HashMap<(u32, u32), u32> = writer.filled_pages(self.geometry.units_per_page).collect();
+        let mut partial: PartialPages = writer.filled_pages(self.geometry.units_per_page).collect();
         for open in self.gc_open.iter().flatten() {
             partial.insert((open.block, open.page), open.filled);
         }
@@ -235,7 +235,7 @@ impl Ftl {
 
     /// Lays out the mapping table for the block table's valid counts: each block's valid units at
     /// random written slots, the span's logical units in the order of a [`Deal`].
-    fn lay_out_mapping(&mut self, span_units: u32, partial: &HashMap<(u32, u32), u32>, rng: &mut Rng) {
+    fn lay_out_mapping(&mut self, span_units: u32, partial: &PartialPages, rng: &mut Rng) {
         // The table is still empty: the fill and the overwrites only counted.
         debug_assert!((0..span_units).all(|logical| self.mapping.physical(logical) == super::mapping::NONE));
         let deal = Deal::new(span_units, rng);
@@ -290,6 +290,9 @@ impl Ftl {
         assert_eq!(placed, span_units, "the block table holds the span's units");
     }
 }
+
+/// Per page still being filled, by (block, page): how many of its slots hold data.
+type PartialPages = HashMap<(u32, u32), u32>;
 
 /// Programs per target in a round of overwrites.
 const ROUND_PROGRAMS: u32 = 16;
