@@ -17,9 +17,8 @@
 //!
 //! This file holds the `Ftl` and dispatches to the schemes; they write through a borrowed
 //! [`placement::Placement`] and import the shared types from `types.rs`, never this file.
-//! Preconditioning, host trims and the invariant checks extend `Ftl` in `precondition.rs` (and
-//! `fill.rs`, `steady.rs`, `steady_draws.rs`),
-//! `trim.rs` and `invariants.rs`; the parameters are in `params.rs`.
+//! Preconditioning (`precondition.rs`, `fill.rs`, `steady.rs`, `steady_draws.rs`), host trims
+//! (`trim.rs`) and the invariant checks (`invariants.rs`) extend `Ftl`; parameters: `params.rs`.
 
 pub mod bast;
 pub mod block;
