@@ -59,7 +59,8 @@ impl Ftl {
         let mapping = std::mem::take(&mut self.mapping);
         let (done, mapping) = std::thread::scope(|scope| {
             let populating = scope.spawn(move || {
-                mapping.populate();
+                // The span's forward entries and every block's reverse ones: the layout writes them.
+                mapping.populate(span_units);
                 mapping
             });
             let done = self.count_steady_state(span_units, random_writes, rng, progress);
