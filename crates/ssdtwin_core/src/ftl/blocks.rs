@@ -4,6 +4,13 @@
 //! victim, or in SLC mode (the SLC cache's, `slc/`). Closed blocks sit in one doubly linked list
 //! per (plane, valid count), so an invalidation moves a block between buckets in O(1) and the
 //! lowest-valid blocks of a plane are found without scanning its blocks (docs/models/ftl.md).
+//!
+//! Statistical `steady` preconditioning (`steady.rs`) invalidates hundreds of millions of units
+//! between a few hundred thousand victim choices; there the lists are deferred
+//! ([`BlockTable::defer_buckets`]): each link only stamps the block with a counter, a choice scans
+//! its plane, and [`BlockTable::restore_buckets`] rebuilds the lists. A bucket's list is its blocks
+//! in decreasing order of their last link (a link pushes at the head, an unlink keeps the others'
+//! order), so the stamps give the lists, and every choice, the per-unit upkeep gives.
 
 use super::mapping::NONE;
 use crate::base::arith::div;
@@ -40,6 +47,12 @@ pub struct BlockTable {
     lowest_hint: Vec<u32>,
     /// Closed blocks per plane.
     pub closed_count: Vec<u32>,
+    /// While the lists are deferred: per block, the link counter at its last link (empty otherwise).
+    #[serde(skip)]
+    stamps: Vec<u32>,
+    /// The last stamp given while deferred.
+    #[serde(skip)]
+    links: u32,
 }
 
 impl BlockTable {
@@ -59,6 +72,60 @@ impl BlockTable {
             heads: vec![NONE; (planes * (units_per_block + 1)) as usize],
             lowest_hint: vec![0; planes as usize],
             closed_count: vec![0; planes as usize],
+            stamps: Vec::new(),
+            links: 0,
+        }
+    }
+
+    /// Whether the bucket lists are deferred ([`Self::defer_buckets`]).
+    #[inline]
+    fn deferred(&self) -> bool {
+        !self.stamps.is_empty()
+    }
+
+    /// Defers the bucket lists: links only stamp blocks, choices scan the plane (module docs).
+    /// Closed blocks keep their list order (stamped in it).
+    pub fn defer_buckets(&mut self) {
+        if self.deferred() || self.state.is_empty() {
+            return;
+        }
+        self.stamps = vec![0; self.state.len()];
+        self.links = 0;
+        // Oldest link first: a list's tail, walking back to its head.
+        for head in 0..self.heads.len() {
+            let mut block = self.heads[head];
+            let mut order = Vec::new();
+            while block != NONE {
+                order.push(block);
+                block = self.next[block as usize];
+            }
+            for &block in order.iter().rev() {
+                self.stamps[block as usize] = self.next_stamp();
+            }
+        }
+    }
+
+    /// Rebuilds the bucket lists from the stamps and ends the deferral: each bucket's blocks
+    /// linked oldest first, so its head is the last linked, as the per-unit upkeep leaves it.
+    pub fn restore_buckets(&mut self) {
+        if !self.deferred() {
+            return;
+        }
+        let stamps = std::mem::take(&mut self.stamps);
+        self.heads.fill(NONE);
+        self.next.fill(NONE);
+        self.previous.fill(NONE);
+        let mut closed: Vec<(u32, u32)> = (0..self.state.len() as u32)
+            .filter(|&block| self.state[block as usize] == BlockState::Closed)
+            .map(|block| (stamps[block as usize], block))
+            .collect();
+        closed.sort_unstable();
+        self.lowest_hint.fill(self.units_per_block + 1);
+        for (_, block) in closed {
+            self.link(block);
+        }
+        for plane in 0..self.lowest_hint.len() as u32 {
+            self.settle_hint(plane);
         }
     }
 
@@ -66,7 +133,43 @@ impl BlockTable {
         (div(block, self.blocks_per_plane) * (self.units_per_block + 1) + valid) as usize
     }
 
+    /// The next stamp of a deferred link. Stamps are 32-bit (a plane's fit in 4 KiB); when they
+    /// run out, the blocks are renumbered in the same order.
+    #[inline]
+    fn next_stamp(&mut self) -> u32 {
+        if self.links == u32::MAX {
+            self.renumber_stamps();
+        }
+        self.links += 1;
+        self.links
+    }
+
+    /// Renumbers the stamps `1..` in their order (only their order counts).
+    #[cold]
+    fn renumber_stamps(&mut self) {
+        let mut order: Vec<(u32, u32)> = (0..self.stamps.len() as u32)
+            .map(|block| (self.stamps[block as usize], block))
+            .collect();
+        order.sort_unstable();
+        for (rank, &(_, block)) in order.iter().enumerate() {
+            self.stamps[block as usize] = rank as u32 + 1;
+        }
+        self.links = order.len() as u32;
+    }
+
+    /// Test builds: moves the stamp counter to `links` (to reach the renumbering soon).
+    #[cfg(test)]
+    fn set_links(&mut self, links: u32) {
+        assert!(self.deferred() && self.stamps.iter().all(|&stamp| stamp <= links));
+        self.links = links;
+    }
+
+    #[inline]
     fn link(&mut self, block: u32) {
+        if self.deferred() {
+            self.stamps[block as usize] = self.next_stamp();
+            return;
+        }
         let plane = div(block, self.blocks_per_plane) as usize;
         let valid = self.valid[block as usize];
         let head = self.head_index(block, valid);
@@ -82,8 +185,15 @@ impl BlockTable {
         }
     }
 
+    #[inline]
     fn unlink(&mut self, block: u32) {
+        if self.deferred() {
+            return;
+        }
         let (next, previous) = (self.next[block as usize], self.previous[block as usize]);
+        // Out of the lists a block points nowhere (the deferred upkeep leaves the same state).
+        self.next[block as usize] = NONE;
+        self.previous[block as usize] = NONE;
         if previous == NONE {
             let head = self.head_index(block, self.valid[block as usize]);
             self.heads[head] = next;
@@ -104,6 +214,12 @@ impl BlockTable {
     /// One valid unit of `block` became stale.
     #[inline]
     pub fn invalidate(&mut self, block: u32) {
+        if self.deferred() {
+            // Only a closed block's stamp counts, and closing stamps it anew: no state to test.
+            self.valid[block as usize] -= 1;
+            self.stamps[block as usize] = self.next_stamp();
+            return;
+        }
         if self.state[block as usize] == BlockState::Closed {
             self.unlink(block);
             self.valid[block as usize] -= 1;
@@ -141,6 +257,9 @@ impl BlockTable {
 
     /// Moves the plane's lowest-bucket hint up past empty buckets.
     pub fn settle_hint(&mut self, plane: u32) {
+        if self.deferred() {
+            return;
+        }
         let base = (plane * (self.units_per_block + 1)) as usize;
         let mut valid = self.lowest_hint[plane as usize];
         while valid <= self.units_per_block && self.heads[base + valid as usize] == NONE {
@@ -152,6 +271,9 @@ impl BlockTable {
     /// Calls `visit(block, valid)` on closed blocks of `plane` in increasing valid count until it
     /// returns false. Call [`Self::settle_hint`] first to skip empty buckets.
     pub fn for_each_lowest(&self, plane: u32, mut visit: impl FnMut(u32, u32) -> bool) {
+        if self.deferred() {
+            return self.for_each_lowest_deferred(plane, visit);
+        }
         let base = (plane * (self.units_per_block + 1)) as usize;
         for valid in self.lowest_hint[plane as usize]..=self.units_per_block {
             let mut block = self.heads[base + valid as usize];
@@ -161,6 +283,48 @@ impl BlockTable {
                 }
                 block = self.next[block as usize];
             }
+        }
+    }
+
+    /// [`Self::for_each_lowest`] while the lists are deferred: a bucket at a time, the lowest
+    /// valid count left found by a scan of the plane, its blocks visited last linked first.
+    fn for_each_lowest_deferred(&self, plane: u32, mut visit: impl FnMut(u32, u32) -> bool) {
+        let first = (plane * self.blocks_per_plane) as usize;
+        let range = first..first + self.blocks_per_plane as usize;
+        let (state, valid) = (&self.state[range.clone()], &self.valid[range]);
+        let mut bucket: Vec<(u32, u32)> = Vec::new();
+        let mut floor = 0u32;
+        while floor <= self.units_per_block {
+            // Branch-free, so it vectorises: closed blocks at or above the floor count.
+            let lowest = state
+                .iter()
+                .zip(valid)
+                .map(|(&state, &valid)| {
+                    if state == BlockState::Closed && valid >= floor {
+                        valid
+                    } else {
+                        u32::MAX
+                    }
+                })
+                .min()
+                .unwrap_or(u32::MAX);
+            if lowest == u32::MAX {
+                return;
+            }
+            bucket.clear();
+            for (index, (&state, &valid)) in state.iter().zip(valid).enumerate() {
+                if valid == lowest && state == BlockState::Closed {
+                    let block = (first + index) as u32;
+                    bucket.push((self.stamps[block as usize], block));
+                }
+            }
+            bucket.sort_unstable_by(|a, b| b.cmp(a));
+            for &(_, block) in &bucket {
+                if !visit(block, lowest) {
+                    return;
+                }
+            }
+            floor = lowest + 1;
         }
     }
 
@@ -202,5 +366,109 @@ mod tests {
             false
         });
         assert_eq!(first, Some(1));
+    }
+}
+
+#[cfg(test)]
+mod deferred_tests {
+    use super::*;
+    use crate::base::rng::Rng;
+
+    /// Every closed block of `plane` in the order [`BlockTable::for_each_lowest`] visits them.
+    fn visits(table: &BlockTable, plane: u32) -> Vec<(u32, u32)> {
+        let mut seen = Vec::new();
+        table.for_each_lowest(plane, |block, valid| {
+            seen.push((block, valid));
+            true
+        });
+        seen
+    }
+
+    /// One random step on both tables: close a free block with some valid units, invalidate a
+    /// unit of a closed or open block, or take the lowest block of a plane as a victim and erase
+    /// it (its units copied elsewhere).
+    fn step(tables: &mut [&mut BlockTable; 2], rng: &mut Rng, order: &mut u64) {
+        let (planes, blocks_per_plane, units) = (2u32, 16u32, 8u32);
+        let block = rng.below(u64::from(planes * blocks_per_plane)) as u32;
+        let index = block as usize;
+        match (rng.below(8), tables[0].state[index]) {
+            (0..=2, BlockState::Free) => {
+                let valid = 1 + rng.below(u64::from(units)) as u32;
+                *order += 1;
+                for table in tables.iter_mut() {
+                    table.state[index] = BlockState::Open;
+                    for _ in 0..valid {
+                        table.add_valid(block);
+                    }
+                    table.close(block, *order);
+                }
+            }
+            (3..=6, BlockState::Closed | BlockState::Open) if tables[0].valid[index] > 0 => {
+                for table in tables.iter_mut() {
+                    table.invalidate(block);
+                }
+            }
+            (7, _) => {
+                let plane = block / blocks_per_plane;
+                let victims: Vec<Option<u32>> = tables
+                    .iter_mut()
+                    .map(|table| {
+                        table.settle_hint(plane);
+                        visits(table, plane).first().map(|&(victim, _)| victim)
+                    })
+                    .collect();
+                assert_eq!(victims[0], victims[1], "plane {plane}: the victims differ");
+                if let Some(victim) = victims[0] {
+                    for table in tables.iter_mut() {
+                        table.take_victim(victim);
+                        table.valid[victim as usize] = 0;
+                        table.erase(victim);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn deferred_buckets_choose_and_leave_what_the_per_unit_upkeep_does() {
+        for (seed, defer_after, renumber) in [(1u64, 0usize, false), (2, 300, false), (3, 150, true), (4, 0, true)] {
+            let mut upkept = BlockTable::new(2, 16, 8);
+            let mut deferred = BlockTable::new(2, 16, 8);
+            let mut rng = Rng::stream(seed, "test");
+            let mut order = 0u64;
+            for count in 0..3000 {
+                if count == defer_after {
+                    deferred.defer_buckets();
+                    if renumber {
+                        // A few links before the 32-bit stamps run out: they are renumbered.
+                        deferred.set_links(u32::MAX - 50);
+                    }
+                }
+                step(&mut [&mut upkept, &mut deferred], &mut rng, &mut order);
+                if count % 7 == 0 {
+                    for plane in 0..2 {
+                        upkept.settle_hint(plane);
+                        assert_eq!(
+                            visits(&upkept, plane),
+                            visits(&deferred, plane),
+                            "seed {seed}, step {count}"
+                        );
+                    }
+                }
+            }
+            assert!(deferred.deferred(), "the deferral was not exercised");
+            assert!(
+                upkept.closed_count.iter().all(|&closed| closed > 4),
+                "too few closed blocks to compare: {:?}",
+                upkept.closed_count
+            );
+            deferred.restore_buckets();
+            for plane in 0..2 {
+                upkept.settle_hint(plane);
+            }
+            let json = |table: &BlockTable| serde_json::to_string(table).expect("serializes");
+            assert_eq!(json(&upkept), json(&deferred), "seed {seed}: the restored lists differ");
+        }
     }
 }

@@ -129,6 +129,13 @@ impl Mapping {
         physical
     }
 
+    /// Backs the pages of the forward entries of logical units `0..span_units` and of the whole
+    /// reverse map now, contents unchanged ([`LargeArray::populate`]).
+    pub fn populate(&self, span_units: u32) {
+        self.forward.populate(span_units as usize);
+        self.reverse.populate(self.reverse.len());
+    }
+
     pub fn logical_units(&self) -> usize {
         self.forward.len()
     }

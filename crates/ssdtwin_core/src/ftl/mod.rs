@@ -7,16 +7,14 @@
 //! when its free blocks fall below `gc_threshold` of its blocks; the victim policy is one of
 //! `gc/`. Valid data is copied within the plane (read + program), then the victim is erased.
 //!
-//! The FTL holds state only; the simulation decides when things happen. The same calls serve the
-//! timed run and the functional preconditioning, which completes every program at once.
-//!
-//! `ftl.mapping` selects the scheme ([`Scheme`], one file each): page mapping (this file and
+//! The FTL holds state only; the simulation decides when things happen (the functional
+//! preconditioning completes every program at once). `ftl.mapping` selects the scheme ([`Scheme`], one file each): page mapping (this file and
 //! `gc/`), block mapping (`block.rs`) or BAST (`bast.rs`). Block and BAST decide placement at
 //! once and leave the flash work it costs (page copies, erases) in [`Ftl::work`] for the
 //! simulation to run with real timing. This file holds the `Ftl` and dispatches to the schemes;
 //! they write through a borrowed [`placement::Placement`] and import the shared types from
-//! `types.rs`, never this file. Preconditioning (`precondition.rs`, `fill.rs`, `steady.rs`),
-//! host trims (`trim.rs`), SLC-mode blocks (`slc/`) and the invariant checks extend `Ftl`.
+//! `types.rs`, never this file. Preconditioning (`precondition.rs`, `fill.rs`, `steady.rs`,
+//! `steady_draws.rs`), trims (`trim.rs`), SLC blocks (`slc/`) and `invariants.rs` extend `Ftl`.
 
 pub mod bast;
 pub mod block;
@@ -31,6 +29,7 @@ mod precondition;
 pub mod slc;
 pub mod snapshot;
 mod steady;
+mod steady_draws;
 #[cfg(test)]
 mod tests;
 pub mod translation;

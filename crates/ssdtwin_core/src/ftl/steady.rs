@@ -22,12 +22,14 @@
 use std::collections::HashMap;
 
 use super::precondition::FunctionalWriter;
+use super::steady_draws::{draw, draw_counts, draw_into, Deal, Subset};
 use super::Ftl;
 use crate::base::rng::Rng;
 
 impl Ftl {
     /// `steady` on the block table: the fill and the overwrites counted, then the mapping laid out
-    /// (module docs).
+    /// (module docs). The block table's bucket lists are deferred meanwhile (`blocks.rs`): the
+    /// same victims, without relinking a block on each of the overwrites.
     pub(super) fn precondition_on_blocks(
         &mut self,
         span_units: u32,
@@ -35,10 +37,62 @@ impl Ftl {
         rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
+        self.steady_on_blocks(span_units, random_writes, rng, progress, true)
+    }
+
+    /// [`Self::precondition_on_blocks`], the bucket lists deferred or (`defer` false, for the test
+    /// that compares the two) kept up on each overwrite.
+    fn steady_on_blocks(
+        &mut self,
+        span_units: u32,
+        random_writes: u64,
+        rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+        defer: bool,
+    ) -> Result<bool, String> {
+        if defer {
+            self.blocks.defer_buckets();
+        }
+        // The counting never touches the mapping table: meanwhile a second thread has the kernel
+        // back its pages (zeroing them, seconds for GiBs), which the layout would otherwise wait
+        // for page by page. The table's contents do not change, so neither does the result.
+        let mapping = std::mem::take(&mut self.mapping);
+        let (done, mapping) = std::thread::scope(|scope| {
+            let populating = scope.spawn(move || {
+                // The span's forward entries and every block's reverse ones: the layout writes them.
+                mapping.populate(span_units);
+                mapping
+            });
+            let done = self.count_steady_state(span_units, random_writes, rng, progress);
+            let mapping = populating
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (done, mapping)
+        });
+        self.mapping = mapping;
+        self.blocks.restore_buckets();
+        let Some(partial) = done? else {
+            return Ok(false);
+        };
+        self.lay_out_mapping(span_units, &partial, rng);
+        // Preconditioning is not part of the measured run.
+        self.counts = super::types::PlacementCounts::default();
+        Ok(true)
+    }
+
+    /// The fill and the overwrites on the block table; returns the slots of the pages still being
+    /// filled that hold data, or `None` if `progress` cancels.
+    fn count_steady_state(
+        &mut self,
+        span_units: u32,
+        random_writes: u64,
+        rng: &mut Rng,
+        progress: &mut dyn FnMut(f64) -> bool,
+    ) -> Result<Option<PartialPages>, String> {
         let total = u64::from(span_units) + random_writes;
         let mut writer = FunctionalWriter::counting();
         if !self.fill_counted(&mut writer, span_units, total, progress)? {
-            return Ok(false);
+            return Ok(None);
         }
         // Rounds of 16 programs per target. A round's overwrites are first spread over the planes
         // in proportion to their valid units; then, target by target, each plane of the target
@@ -73,9 +127,7 @@ impl Ftl {
             // The fullest plane bounds the rejection: planes hold nearly equal valid units, so
             // almost every draw is kept (a plane's capacity would reject one in three).
             let fullest = plane_valid.iter().copied().max().unwrap_or(0).max(1);
-            for _ in 0..count {
-                per_plane[draw(&plane_valid, fullest, rng)] += 1;
-            }
+            draw_counts(&plane_valid, fullest, count, &mut per_plane, rng);
             let mut wrote = |block: u32, units: u32| {
                 plane_valid[(block / blocks_per_plane) as usize] += u64::from(units);
             };
@@ -105,19 +157,16 @@ impl Ftl {
             let before = done;
             done += count;
             if before >> 20 != done >> 20 && !progress((u64::from(span_units) + done) as f64 / total as f64) {
-                return Ok(false);
+                return Ok(None);
             }
         }
         // Slots of pages still being filled (the writer's program, the GC pages) that hold no data.
-        let mut partial: HashMap<(u32, u32), u32> = writer.filled_pages(self.geometry.units_per_page).collect();
+        let mut partial: PartialPages = writer.filled_pages(self.geometry.units_per_page).collect();
         for open in self.gc_open.iter().flatten() {
             partial.insert((open.block, open.page), open.filled);
         }
         writer.finish(self);
-        self.lay_out_mapping(span_units, &partial, rng);
-        // Preconditioning is not part of the measured run.
-        self.counts = super::types::PlacementCounts::default();
-        Ok(true)
+        Ok(Some(partial))
     }
 
     /// The fill on the block table: `span_units` writes in striping order, each target's share of
@@ -165,10 +214,13 @@ impl Ftl {
         let mut left = count;
         while left > 0 {
             let batch = left.min(drawn.len() as u32) as usize;
-            let valid = &self.blocks.valid[range.clone()];
-            for slot in &mut drawn[..batch] {
-                *slot = first + draw(valid, units_per_block, rng) as u32;
-            }
+            draw_into(
+                &self.blocks.valid[range.clone()],
+                units_per_block,
+                first,
+                &mut drawn[..batch],
+                rng,
+            );
             for &block in &drawn[..batch] {
                 if self.blocks.valid[block as usize] > 0 {
                     self.blocks.invalidate(block);
@@ -184,7 +236,7 @@ impl Ftl {
 
     /// Lays out the mapping table for the block table's valid counts: each block's valid units at
     /// random written slots, the span's logical units in the order of a [`Deal`].
-    fn lay_out_mapping(&mut self, span_units: u32, partial: &HashMap<(u32, u32), u32>, rng: &mut Rng) {
+    fn lay_out_mapping(&mut self, span_units: u32, partial: &PartialPages, rng: &mut Rng) {
         // The table is still empty: the fill and the overwrites only counted.
         debug_assert!((0..span_units).all(|logical| self.mapping.physical(logical) == super::mapping::NONE));
         let deal = Deal::new(span_units, rng);
@@ -240,184 +292,64 @@ impl Ftl {
     }
 }
 
-/// Uniformly random subsets of `0..n` (n at most a block's units), by Floyd's algorithm on a
-/// bitset: the smaller of the subset and its complement is drawn, one `below` per member, so a
-/// block costs at most half its slots in draws, and the members come out in increasing order
-/// from the bitset's words.
-#[derive(Debug)]
-struct Subset {
-    words: Vec<u64>,
-}
-
-impl Subset {
-    fn new(capacity: u32) -> Subset {
-        Subset {
-            words: vec![0; capacity.div_ceil(64) as usize],
-        }
-    }
-
-    /// `k` of `0..n` drawn uniformly, in increasing order.
-    fn draw(&mut self, n: u32, k: u32, rng: &mut Rng) -> impl Iterator<Item = u32> + '_ {
-        debug_assert!(k <= n && n as usize <= self.words.len() * 64);
-        let used = n.div_ceil(64) as usize;
-        self.words[..used].fill(0);
-        let complement = k > n - k;
-        let count = if complement { n - k } else { k };
-        for j in n - count..n {
-            let pick = rng.below(u64::from(j) + 1) as u32;
-            let chosen = if self.words[(pick / 64) as usize] >> (pick % 64) & 1 == 1 {
-                j
-            } else {
-                pick
-            };
-            self.words[(chosen / 64) as usize] |= 1 << (chosen % 64);
-        }
-        self.words[..used].iter().enumerate().flat_map(move |(index, &word)| {
-            let base = index as u32 * 64;
-            let valid = if base + 64 <= n {
-                u64::MAX
-            } else {
-                (1u64 << (n - base)) - 1
-            };
-            let mut members = if complement { !word & valid } else { word };
-            std::iter::from_fn(move || {
-                (members != 0).then(|| {
-                    let bit = members.trailing_zeros();
-                    members &= members - 1;
-                    base + bit
-                })
-            })
-        })
-    }
-}
-
-/// An index drawn in proportion to `weights`, each at most `capacity`, by rejection: a uniform
-/// index, kept with probability weight / capacity (one 64-bit draw per try). Planes by their valid
-/// units (capacity: the fullest plane's), blocks of a plane by theirs (capacity: a block's units).
-#[inline]
-fn draw<T: Copy + Into<u64>>(weights: &[T], capacity: u64, rng: &mut Rng) -> usize {
-    let len = weights.len() as u64;
-    loop {
-        let bits = rng.next_u64();
-        let index = (((bits >> 32) * len) >> 32) as usize;
-        if ((bits & 0xFFFF_FFFF) * capacity) >> 32 < weights[index].into() {
-            return index;
-        }
-    }
-}
-
-/// The order in which the span's logical units are dealt to the valid slots, block by block: a
-/// random permutation of `0..n` built as a grid of `COLUMNS` columns of `rows` consecutive units.
-/// The k-th dealt unit is row `k / COLUMNS` of column `σ(k mod COLUMNS)` (σ a random permutation
-/// of the columns, each column's rows rotated by a random offset); grid cells past `n` are
-/// skipped. Consecutive slots (one block's) get units a column (n / 1,024) apart, so logical
-/// neighbours land in different blocks, as after random overwrites; and the mapping table is
-/// written as 1,024 interleaved sequential streams, which stay in cache, where a scattered
-/// permutation would cost a memory latency per unit (most of the layout's time).
-#[derive(Debug)]
-struct Deal {
-    n: u64,
-    rows: u64,
-    columns: Vec<(u64, u64)>,
-}
-
-const COLUMNS: u64 = 1024;
+/// Per page still being filled, by (block, page): how many of its slots hold data.
+type PartialPages = HashMap<(u32, u32), u32>;
 
 /// Programs per target in a round of overwrites.
 const ROUND_PROGRAMS: u32 = 16;
 
-impl Deal {
-    fn new(n: u32, rng: &mut Rng) -> Deal {
-        let n = u64::from(n);
-        let rows = n.div_ceil(COLUMNS).max(1);
-        let mut order: Vec<u64> = (0..COLUMNS).collect();
-        for index in (1..order.len()).rev() {
-            let pick = rng.below(index as u64 + 1) as usize;
-            order.swap(index, pick);
-        }
-        let columns = order.into_iter().map(|column| (column, rng.below(rows))).collect();
-        Deal { n, rows, columns }
-    }
-
-    /// The dealt units in order: each of `0..n` once.
-    fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..COLUMNS * self.rows).filter_map(move |cell| {
-            let (column, offset) = self.columns[(cell % COLUMNS) as usize];
-            let mut row = cell / COLUMNS + offset;
-            if row >= self.rows {
-                row -= self.rows;
-            }
-            let unit = column * self.rows + row;
-            (unit < self.n).then_some(unit as u32)
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::params::{FtlConfig, GcPolicyKind};
     use super::*;
+    use crate::flash::geometry::Geometry;
+    use crate::flash::params::FlashConfig;
 
-    #[test]
-    fn subsets_have_the_right_size_and_are_uniform() {
-        let mut subset = Subset::new(1024);
-        let mut rng = Rng::stream(5, "test");
-        for (n, k) in [
-            (0u32, 0u32),
-            (1, 0),
-            (1, 1),
-            (64, 1),
-            (64, 63),
-            (100, 30),
-            (100, 70),
-            (1024, 1024),
-            (1000, 999),
-        ] {
-            let members: Vec<u32> = subset.draw(n, k, &mut rng).collect();
-            assert_eq!(members.len(), k as usize, "n = {n}, k = {k}");
-            assert!(
-                members.windows(2).all(|pair| pair[0] < pair[1]),
-                "n = {n}, k = {k}: not increasing"
-            );
-            assert!(members.iter().all(|&member| member < n), "n = {n}, k = {k}");
+    /// The whole state after statistical `steady` on a small drive: the mapping's arrays, then the
+    /// rest as a snapshot writes it (the lists' hints settled: a hint may lag, never lead).
+    fn steady_state(policy: GcPolicyKind, defer: bool) -> (Vec<u32>, Vec<u32>, String) {
+        let flash = FlashConfig {
+            channels: 2,
+            dies_per_chip: 2,
+            blocks_per_plane: 32,
+            pages_per_block: 16,
+            ..FlashConfig::default()
+        };
+        let config = FtlConfig {
+            gc_policy: policy,
+            ..FtlConfig::default()
+        };
+        let geometry = Geometry::new(&flash, config.mapping_unit);
+        let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+        let span = ftl.logical_units() * 9 / 10;
+        let mut rng = Rng::stream(2, "pattern");
+        let done = ftl
+            .steady_on_blocks(span, 3 * u64::from(span), &mut rng, &mut |_| true, defer)
+            .expect("room to precondition");
+        assert!(done);
+        ftl.check_invariants().expect("a consistent FTL");
+        let erases: u32 = ftl.blocks.erase_count.iter().sum();
+        assert!(erases > 500, "GC must run for the lists to matter ({erases} erases)");
+        for plane in 0..geometry.planes() {
+            ftl.blocks.settle_hint(plane);
         }
-        // Each slot is kept with probability k / n, whichever side is drawn: 20,000 draws, within
-        // 5 standard deviations.
-        for (n, k) in [(100u32, 30u32), (100, 70)] {
-            let mut hits = vec![0u32; n as usize];
-            let trials = 20_000;
-            for _ in 0..trials {
-                for member in subset.draw(n, k, &mut rng) {
-                    hits[member as usize] += 1;
-                }
-            }
-            let p = f64::from(k) / f64::from(n);
-            let sd = (f64::from(trials) * p * (1.0 - p)).sqrt();
-            for (slot, &count) in hits.iter().enumerate() {
-                let deviation = (f64::from(count) - f64::from(trials) * p).abs();
-                assert!(deviation < 5.0 * sd, "n = {n}, k = {k}: slot {slot} kept {count} times");
-            }
-        }
+        let (forward, reverse) = ftl.mapping.arrays();
+        let rest = serde_json::to_string(&ftl).expect("an FTL serializes");
+        (forward.to_vec(), reverse.to_vec(), rest)
     }
 
     #[test]
-    fn the_deal_is_a_permutation_that_separates_neighbours() {
-        for n in [0u32, 1, 2, 7, 1000, 1024, 1025, 65_536, 100_003] {
-            let deal = Deal::new(n, &mut Rng::stream(3, "test"));
-            let dealt: Vec<u32> = deal.iter().collect();
-            assert_eq!(dealt.len(), n as usize, "n = {n}");
-            let mut seen = vec![false; n as usize];
-            for &unit in &dealt {
-                assert!(!seen[unit as usize], "n = {n}: {unit} twice");
-                seen[unit as usize] = true;
-            }
-            if n >= 65_536 {
-                // Consecutive dealt units are logically far apart (a block's units scatter).
-                let close = dealt
-                    .windows(2)
-                    .filter(|pair| pair[0].abs_diff(pair[1]) < n / 2048)
-                    .count();
-                assert!(close < dealt.len() / 100, "n = {n}: {close} close neighbours");
-            }
+    fn deferring_the_bucket_lists_leaves_the_state_the_per_unit_upkeep_leaves() {
+        for policy in [
+            GcPolicyKind::Greedy,
+            GcPolicyKind::CostBenefit,
+            GcPolicyKind::Random,
+            GcPolicyKind::Fifo,
+        ] {
+            assert!(
+                steady_state(policy, true) == steady_state(policy, false),
+                "{policy:?}: the states differ"
+            );
         }
     }
 }
