@@ -1,7 +1,7 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{partial_unit, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, BlockedRead, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
 use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
@@ -36,6 +36,7 @@ impl Controller {
 
     /// The controller takes `command`: a trim or flush is served at once, a read's or write's
     /// transactions join the host queue (the caller admits them: returns true).
+    #[inline(always)]
     fn accept_command<O: Observer>(&mut self, command: u32, cx: &mut Context<O>) -> bool {
         let Command {
             first_unit,
@@ -77,8 +78,38 @@ impl Controller {
             self.tally.host_write_bytes += bytes;
             self.tally.host_write_units += u64::from(units);
         }
+        if gapped_write {
+            self.accept_gapped_write(command);
+            return true;
+        }
+        // Whole units (every read, and writes without gaps): no unit is partial.
+        for logical in first_unit..first_unit + units {
+            let transaction = self.transactions.insert(Transaction {
+                command,
+                logical,
+                physical: NONE,
+                partial: false,
+                looked_up: false,
+            });
+            self.host_queue.push_back(transaction);
+        }
+        true
+    }
+
+    /// The transactions of a write that leaves part of its first or last unit out: those units
+    /// are partial (read-modify-writes, `rmw.rs`).
+    #[cold]
+    #[inline(never)]
+    fn accept_gapped_write(&mut self, command: u32) {
+        let Command {
+            first_unit,
+            units,
+            head_gap,
+            tail_gap,
+            ..
+        } = self.commands[command];
         for (index, logical) in (first_unit..first_unit + units).enumerate() {
-            let partial = gapped_write && partial_unit(index as u32, units, head_gap, tail_gap);
+            let partial = partial_unit(index as u32, units, head_gap, tail_gap);
             if partial {
                 self.tally.partial_writes += 1;
             }
@@ -91,7 +122,6 @@ impl Controller {
             });
             self.host_queue.push_back(transaction);
         }
-        true
     }
 
     /// A read served from controller DRAM finished.
@@ -103,6 +133,7 @@ impl Controller {
     /// Moves transactions from the head of the host queue into the frame buffer and die queues
     /// until the head cannot move (a Head-of-Line event) or the queue is empty. With several
     /// flows, an empty host queue is a fetch slot: the arbiter chooses the command taken next.
+    #[inline(always)]
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
         self.admit_host_queue(cx);
         if self.arbiter.is_some() && self.host_queue.is_empty() {
@@ -151,6 +182,12 @@ impl Controller {
         }
     }
 
+    /// Forgets the read last blocked at the head (`admit_read`): the FTL may have been replaced
+    /// or preconditioned since (its erase count restarts then), so its page may be unprogrammed.
+    pub fn forget_blocked_read(&mut self) {
+        self.blocked_read = BlockedRead::default();
+    }
+
     /// The head cannot move: a Head-of-Line event, or (`by_gc`) host writes waiting for GC.
     fn head_of_line_blocked(&mut self, by_gc: bool) {
         if !self.head_blocked {
@@ -182,17 +219,34 @@ impl Controller {
             }
         }
         let physical = self.ftl.mapping.physical(logical);
-        if physical == NONE || !self.ftl.is_programmed(physical) {
-            // Never written (reads zeros) or still in controller DRAM: no flash access.
-            self.frame_used += 1;
-            cx.events
-                .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
-            return true;
-        }
-        let die = self.geometry.die_of_block(self.geometry.block_of_unit(physical));
+        let erases = self.ftl.counts.erases;
+        let blocked = self.blocked_read;
+        // A read whose die queue is full stays at the head and is tried again at every admission.
+        // While its unit has not moved and no block was erased (so its page is still programmed:
+        // only an erase unprograms a page), the outcome of the checks below is the same as last
+        // time: only its die's queue needs a look.
+        let die = if blocked.transaction == transaction && blocked.physical == physical && blocked.erases == erases {
+            blocked.die
+        } else {
+            if physical == NONE || !self.ftl.is_programmed(physical) {
+                // Never written (reads zeros) or still in controller DRAM: no flash access.
+                self.frame_used += 1;
+                cx.events
+                    .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
+                return true;
+            }
+            self.geometry.die_of_block(self.geometry.block_of_unit(physical))
+        };
         if self.dies[die as usize].host_slots >= self.die_queue_depth {
+            self.blocked_read = BlockedRead {
+                transaction,
+                physical,
+                die,
+                erases,
+            };
             return false;
         }
+        self.blocked_read.transaction = NONE;
         self.frame_used += 1;
         self.transactions[transaction].physical = physical;
         self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
@@ -275,15 +329,20 @@ impl Controller {
         self.write_held_by_gc = false;
         for _ in 0..targets {
             let target = self.ftl.targets()[self.next_target];
-            self.next_target = (self.next_target + 1) % targets;
+            // The next target in turn (a compare instead of a division by the target count).
+            self.next_target += 1;
+            if self.next_target == targets {
+                self.next_target = 0;
+            }
             let planes = target.first_plane..target.first_plane + target.plane_count;
             if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
                 continue;
             }
-            if planes.clone().any(|plane| {
-                self.pacing
-                    .holds_host_writes(plane, self.gc[plane as usize].victim != NONE)
-            }) {
+            // Only a plane whose GC is collecting (has a victim) can hold host writes.
+            if planes
+                .clone()
+                .any(|plane| self.gc[plane as usize].victim != NONE && self.pacing.holds_host_writes(plane, true))
+            {
                 self.write_held_by_gc = true;
                 continue;
             }

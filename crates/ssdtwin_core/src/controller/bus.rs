@@ -187,10 +187,6 @@ impl Controller {
         }
     }
 
-    /// `die`'s channel carries `length` from `now`, after the controller's channel delay when its
-    /// previous grant was on another channel and the channel's way delay when its previous grant
-    /// was for another chip; returns when it ends.
-    #[inline(always)]
     /// An erase of `erase` array time (native or SLC mode): its command cycles, then the array.
     fn start_erase<O: Observer>(&mut self, die: u32, op: u32, now: Time, erase: Duration, cx: &mut Context<O>) {
         let start = self.occupy(die, now, self.timing.command);
@@ -204,6 +200,10 @@ impl Controller {
         self.begin_array(die, op, ArrayKind::Erase, start, erase, cx);
     }
 
+    /// `die`'s channel carries `length` from `now`, after the controller's channel delay when its
+    /// previous grant was on another channel and the channel's way delay when its previous grant
+    /// was for another chip; returns when it ends.
+    #[inline(always)]
     fn occupy(&mut self, die: u32, now: Time, length: Duration) -> Time {
         let channel = self.geometry.channel_of_die(die);
         let before = self.channel_change.before(channel);

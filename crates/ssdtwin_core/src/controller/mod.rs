@@ -82,6 +82,8 @@ pub struct Controller {
     op_sequence: u64,
     /// Transactions waiting, in order, to enter the frame buffer and their die queues.
     host_queue: VecDeque<u32>,
+    /// The head read last blocked by its die's full queue (`admission.rs`).
+    blocked_read: ops::BlockedRead,
     frame_buffer: u32,
     frame_used: u32,
     /// Operations allowed at once per channel (thermal throttling; `u32::MAX`: no cap).
@@ -178,6 +180,7 @@ impl Controller {
             ops: Slab::default(),
             op_sequence: 0,
             host_queue: VecDeque::new(),
+            blocked_read: ops::BlockedRead::default(),
             frame_buffer: config.frame_buffer,
             frame_used: 0,
             array_cap: u32::MAX,

@@ -75,6 +75,27 @@ pub struct Transaction {
     pub looked_up: bool,
 }
 
+/// The read at the head of the host queue that last found its die's queue full (`admission.rs`):
+/// its unit, the unit's die and the FTL's erase count then. `transaction` is `NONE` when none.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockedRead {
+    pub transaction: u32,
+    pub physical: u32,
+    pub die: u32,
+    pub erases: u64,
+}
+
+impl Default for BlockedRead {
+    fn default() -> Self {
+        BlockedRead {
+            transaction: crate::ftl::mapping::NONE,
+            physical: crate::ftl::mapping::NONE,
+            die: 0,
+            erases: 0,
+        }
+    }
+}
+
 /// What a flash operation does.
 #[derive(Clone, Copy, Debug)]
 pub enum OpKind {

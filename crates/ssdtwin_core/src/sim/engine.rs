@@ -27,6 +27,8 @@ impl Simulation {
         self.start_thermal();
         // The SLC cache's size at the start: after preconditioning, whose data shrinks it.
         self.controller.slc_start();
+        // Preconditioning or a loaded drive state may have changed the FTL since the last run.
+        self.controller.forget_blocked_read();
         self.schedule_power_losses();
         self.prepare_warmup();
         let mut cx = Context {

@@ -151,3 +151,48 @@ fn trim_fraction_out_of_range_is_an_error_naming_the_key() {
         assert!(error.message.contains(needle), "{settings:?}: {error}");
     }
 }
+
+#[test]
+fn a_read_waiting_for_its_full_die_queue_reads_no_flash_once_its_unit_is_trimmed() {
+    // One host operation per die queue: the second read of die 0 waits at the head of the host
+    // queue while the first senses. A trim of the waiting read's unit arrives meanwhile (trims
+    // are served when they arrive); when the die frees, the read must see its unit unmapped and
+    // be answered from the controller, not read the old location (admission keeps what it looked
+    // up for a read that waits, `controller/admission.rs`, and must notice the unit moved).
+    let scenario = scenario(&[
+        "host.queue_depth=8",
+        "workload.precondition=fill",
+        "controller.die_queue_depth=1",
+    ]);
+    let mut live = LiveSimulation::new(&scenario, &mut |_| true).unwrap();
+    let ftl = live.ftl();
+    let geometry = ftl.geometry;
+    let die_and_page = |unit: u32| {
+        let physical = ftl.mapping.physical(unit);
+        (
+            geometry.die_of_block(geometry.block_of_unit(physical)),
+            physical / geometry.units_per_page,
+        )
+    };
+    // Two units on die 0 in different pages (a read of the same page would share the sense).
+    let first = (0..ftl.logical_units())
+        .find(|&unit| die_and_page(unit).0 == 0)
+        .unwrap();
+    let second = (first + 1..ftl.logical_units())
+        .find(|&unit| die_and_page(unit).0 == 0 && die_and_page(unit).1 != die_and_page(first).1)
+        .unwrap();
+    live.submit(Time::ZERO, CommandSpec::io(true, false, first, 1), 0);
+    live.submit(Time::ZERO, CommandSpec::io(true, false, second, 1), 1);
+    // Well inside the first read's sense (t_R is tens of microseconds).
+    live.submit(
+        Time::ZERO + Duration::from_micros(5),
+        CommandSpec::io(false, true, second, 1),
+        2,
+    );
+    let done = drain(&mut live);
+    assert_eq!(done.len(), 3);
+    assert_eq!(live.ftl().mapping.physical(second), NONE);
+    let report = live.finish();
+    assert_eq!(report.latency_us.read.count, 2);
+    assert_eq!(report.flash.reads, 1, "only the first read reached flash");
+}
