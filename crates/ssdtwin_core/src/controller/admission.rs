@@ -219,7 +219,7 @@ impl Controller {
             }
         }
         let physical = self.ftl.mapping.physical(logical);
-        let erases = self.ftl.counts.erases;
+        let erases = self.ftl.blocks.erased;
         let blocked = self.blocked_read;
         // A read whose die queue is full stays at the head and is tried again at every admission.
         // While its unit has not moved and no block was erased (so its page is still programmed:

@@ -76,7 +76,8 @@ pub struct Transaction {
 }
 
 /// The read at the head of the host queue that last found its die's queue full (`admission.rs`):
-/// its unit, the unit's die and the FTL's erase count then. `transaction` is `NONE` when none.
+/// its unit, the unit's die and the block table's erases then (`BlockTable::erased`, every kind:
+/// GC, zone resets). `transaction` is `NONE` when none.
 #[derive(Clone, Copy, Debug)]
 pub struct BlockedRead {
     pub transaction: u32,

@@ -53,6 +53,10 @@ pub struct BlockTable {
     /// The last stamp given while deferred.
     #[serde(skip)]
     links: u32,
+    /// Erases of any kind since the table was made or loaded (GC, zone resets, preconditioning):
+    /// an erase is the only thing that unprograms a page (admission's kept lookup checks it).
+    #[serde(skip)]
+    pub erased: u64,
 }
 
 impl BlockTable {
@@ -74,6 +78,7 @@ impl BlockTable {
             closed_count: vec![0; planes as usize],
             stamps: Vec::new(),
             links: 0,
+            erased: 0,
         }
     }
 
@@ -253,6 +258,7 @@ impl BlockTable {
         self.allocated_pages[index] = 0;
         self.programmed_pages[index] = 0;
         self.erase_count[index] += 1;
+        self.erased += 1;
     }
 
     /// Moves the plane's lowest-bucket hint up past empty buckets.
