@@ -219,6 +219,7 @@ impl Controller {
         if self.pending_program.is_some() {
             return false;
         }
+        self.use_handle(self.commands[self.transactions[transaction].command].placement);
         if self.open_program.is_none() && !self.open_user_program(cx) {
             return false;
         }

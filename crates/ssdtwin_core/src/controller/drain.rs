@@ -42,7 +42,7 @@ impl Controller {
             .as_ref()
             .and_then(|dram| dram.buffer.as_ref())
             .map_or(0, |buffer| buffer.queued);
-        let open = self.open_program.as_ref().map_or(0, |open| open.filled);
+        let open = self.open_program.as_ref().map_or(0, |open| open.filled) + self.parked_units();
         self.draining = true;
         if let Some(buffer) = self.dram.as_deref_mut().and_then(|dram| dram.buffer.as_mut()) {
             buffer.flush_all();
@@ -59,10 +59,10 @@ impl Controller {
     /// placed before it (the write buffer empty, no program waiting for its die queue).
     pub(super) fn program_open_page<O: Observer>(&mut self, cx: &mut Context<O>) {
         let Some(open) = &self.open_program else {
-            return;
+            return self.program_parked(cx);
         };
         if open.filled == 0 || self.pending_program.is_some() {
-            return;
+            return self.program_parked(cx);
         }
         if let Some(dram) = self.dram.as_deref_mut() {
             if let Some(buffer) = dram.buffer.as_ref() {
@@ -74,6 +74,7 @@ impl Controller {
             }
         }
         self.close_user_program(cx);
+        self.program_parked(cx);
     }
 
     /// Draining and every acknowledged host unit is in a program: GC issues nothing new.
@@ -85,6 +86,7 @@ impl Controller {
     fn host_data_placed(&self) -> bool {
         self.pending_program.is_none()
             && self.open_program.as_ref().is_none_or(|open| open.filled == 0)
+            && self.parked_units() == 0
             && self
                 .dram
                 .as_ref()

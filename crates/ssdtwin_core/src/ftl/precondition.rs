@@ -107,6 +107,7 @@ impl Ftl {
         writer.finish(self);
         // Preconditioning is not part of the measured run.
         self.counts = PlacementCounts::default();
+        self.reset_fdp_counts();
         Ok(true)
     }
 }

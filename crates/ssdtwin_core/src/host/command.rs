@@ -31,6 +31,9 @@ pub struct CommandSpec {
     pub head_gap: u32,
     /// Bytes of the last unit after the command's range [bytes]; 0 when it ends on a unit.
     pub tail_gap: u32,
+    /// The placement identifier of a write (NVMe Flexible Data Placement, `[fdp]`): the reclaim
+    /// unit handle it goes to; 0 when the host gives none (handle 0). Ignored with FDP off.
+    pub placement: u16,
 }
 
 impl CommandSpec {
@@ -45,6 +48,7 @@ impl CommandSpec {
             units,
             head_gap: 0,
             tail_gap: 0,
+            placement: 0,
         }
     }
 

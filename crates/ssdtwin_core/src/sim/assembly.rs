@@ -159,12 +159,15 @@ impl Simulation {
         if slc.enabled {
             timing.add_slc(slc.t_read, slc.t_program, slc.t_erase);
         }
-        let ftl = Ftl::new(
+        let mut ftl = Ftl::new(
             &scenario.ftl,
             scenario.flash.multi_plane,
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
+        if scenario.fdp.enabled {
+            ftl.enable_fdp(&scenario.fdp, scenario.fdp.resolve(&scenario.flash)?);
+        }
         let logical_units = ftl.logical_units();
         let span_units = scenario
             .workload

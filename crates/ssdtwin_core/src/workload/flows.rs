@@ -87,6 +87,8 @@ pub struct FlowSource {
     kind: FlowKind,
     /// Commands left of the flow's own `io_count` (`u64::MAX`: none of its own).
     left: u64,
+    /// The placement identifier its commands carry (`workload.flows[].placement`; 0: none).
+    placement: u16,
 }
 
 impl FlowSource {
@@ -96,11 +98,14 @@ impl FlowSource {
         if self.left == 0 {
             return Ok(None);
         }
-        let command = match &mut self.kind {
+        let mut command = match &mut self.kind {
             FlowKind::Synthetic(synthetic) => Some(synthetic.next_command()),
             FlowKind::Trace(trace) => trace.next_request()?.map(|(_, command)| command),
             FlowKind::Iiot(iiot) => Some(iiot.next_request().1),
         };
+        if let Some(command) = command.as_mut() {
+            command.placement = self.placement;
+        }
         if command.is_some() && self.left != u64::MAX {
             self.left -= 1;
         }
@@ -172,6 +177,7 @@ pub fn sources(
             Ok(FlowSource {
                 kind,
                 left: flow.io_count.unwrap_or(u64::MAX),
+                placement: flow.placement.unwrap_or(0),
             })
         })
         .collect()

@@ -244,6 +244,10 @@ pub struct FlowConfig {
     /// [fraction].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<f64>,
+    /// The placement identifier of the flow's writes: the `[fdp]` reclaim unit handle they go to
+    /// (needs `fdp.enabled`; below `fdp.handles`). Default: none (handle 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }
 
 /// Block-trace file formats (one reader each in `workload/trace/`).

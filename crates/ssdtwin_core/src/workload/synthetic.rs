@@ -188,6 +188,7 @@ impl Synthetic {
             units,
             head_gap,
             tail_gap,
+            placement: 0,
         }
     }
 }

@@ -23,6 +23,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::flash(&scenario.flash)?;
     drive::ftl(&scenario.ftl, &scenario.flash)?;
     zns(scenario)?;
+    crate::ftl::fdp::validate(scenario)?;
     flows::arbitration(&scenario.host)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;
