@@ -54,6 +54,7 @@ fn main() {
         units: 1,
         head_gap: 0,
         tail_gap: 0,
+        placement: 0,
     };
     for tag in 0..u64::from(queue_depth) {
         let command = next(&mut rng);

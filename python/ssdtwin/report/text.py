@@ -119,6 +119,8 @@ def print_summary(report: Report, console: Console) -> None:
         print_reliability(data["reliability"], console)
     if isinstance(data.get("slc_cache"), Mapping):
         print_slc_cache(data["slc_cache"], console)
+    if isinstance(data.get("fdp"), Mapping):
+        console.print(fdp_line(data["fdp"]), markup=False)
 
 
 def drain_line(data: Mapping[str, Any]) -> str | None:
@@ -216,6 +218,29 @@ def print_slc_cache(slc: Mapping[str, Any], console: Console) -> None:
         f"{format_value(slc.get('slc_erases'), '{:,}')} SLC erases); "
         f"full for {format_value(slc.get('cliff_time_s'), '{:.3g}')} s under writes",
         markup=False,
+    )
+
+
+def fdp_line(fdp: Mapping[str, Any]) -> str:
+    """The report's `fdp` block in one line: WAF and reclaim units per handle that wrote, events.
+
+    'FDP: handle 0 WAF 1.020 (3 RUs), handle 1 WAF 1.850 (9 RUs); GC shared 0.12 GiB;
+    events: 0 RU not fully written, 412 media reallocated, 0 invalid placement identifiers'
+    """
+    handles = [
+        f"handle {handle.get('placement')} WAF {format_value(handle.get('waf'), '{:.3f}')} "
+        f"({format_value(handle.get('reclaim_units_in_use'), '{:,}')} RUs)"
+        for handle in fdp.get("handles", [])
+        if isinstance(handle, Mapping) and handle.get("host_bytes")
+    ]
+    events = fdp.get("events", {})
+    shared = fdp.get("shared_gc_media_bytes")
+    shared_gib = format_value(shared / 2**30 if isinstance(shared, (int, float)) else None, "{:.2f}")
+    return (
+        f"FDP: {', '.join(handles) or 'no host writes'}; GC shared {shared_gib} GiB; "
+        f"events: {format_value(events.get('reclaim_unit_not_fully_written'), '{:,}')} RU not fully written, "
+        f"{format_value(events.get('media_reallocated'), '{:,}')} media reallocated, "
+        f"{format_value(events.get('invalid_placement_identifier'), '{:,}')} invalid placement identifiers"
     )
 
 

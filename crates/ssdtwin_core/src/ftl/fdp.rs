@@ -154,6 +154,25 @@ pub fn validate(scenario: &crate::sim::scenario::Scenario) -> Result<(), ConfigE
             ),
         ));
     }
+    // Every frontier may hold a nearly empty open block per plane: the spare blocks must cover
+    // them, the free blocks GC keeps and a victim, or GC could find no block to reclaim.
+    let config = &scenario.fdp;
+    let persistent = config.handle_type == HandleType::PersistentlyIsolated;
+    let frontiers = u64::from(config.handles) * if persistent { 2 } else { 1 } + u64::from(!persistent);
+    let blocks = f64::from(scenario.flash.blocks_per_plane);
+    let spare = (scenario.ftl.over_provisioning * blocks).floor() as u64;
+    let trigger = ((scenario.ftl.gc_threshold * blocks).ceil() as u64).max(2);
+    if spare < frontiers + trigger + 1 {
+        return Err(ConfigError::new(
+            "fdp.handles",
+            format!(
+                "{} ({frontiers} open blocks per plane with {}) leaves too few spare blocks: ftl.over_provisioning gives {spare} per plane, GC keeps {trigger} free; allowed: open blocks + {} <= {spare} (fewer handles, more over-provisioning or more flash.blocks_per_plane)",
+                config.handles,
+                if persistent { "persistently_isolated" } else { "initially_isolated" },
+                trigger + 1
+            ),
+        ));
+    }
     if scenario.buffer.capacity.0 > 0 {
         return Err(ConfigError::new(
             "fdp.enabled",

@@ -25,6 +25,8 @@ pub mod bast;
 pub mod block;
 pub mod blocks;
 pub mod fdp;
+#[cfg(test)]
+mod fdp_tests;
 mod fill;
 pub mod gc;
 mod gc_copies;

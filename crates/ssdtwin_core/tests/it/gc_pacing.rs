@@ -109,6 +109,7 @@ fn free_blocks_over_time(extra: &[&str], seconds: f64, every: Duration) -> (Vec<
         units: 1,
         head_gap: 0,
         tail_gap: 0,
+        placement: 0,
     };
     for tag in 0..32 {
         let command = next(&mut rng);

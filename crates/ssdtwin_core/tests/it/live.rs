@@ -30,6 +30,7 @@ fn each_live_command_completes_once_with_its_tag_after_its_arrival() {
             units: 1 + (tag % 4) as u32,
             head_gap: 0,
             tail_gap: 0,
+            placement: 0,
         };
         live.submit(Time::ZERO + Duration::from_micros(tag), command, tag);
     }
@@ -60,6 +61,7 @@ fn a_live_step_stops_at_the_first_completion_instant() {
             units: 1,
             head_gap: 0,
             tail_gap: 0,
+            placement: 0,
         };
         live.submit(Time::ZERO, command, tag);
     }
@@ -101,6 +103,7 @@ fn a_closed_loop_through_the_live_api_is_the_run() {
             units: 1,
             head_gap: 0,
             tail_gap: 0,
+            placement: 0,
         };
         live.submit(at, command, tag);
     };

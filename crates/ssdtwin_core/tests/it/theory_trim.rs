@@ -53,6 +53,7 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
         units: logical - written,
         head_gap: 0,
         tail_gap: 0,
+        placement: 0,
     };
     if trim.units > 0 {
         live.submit(Time::ZERO, trim, 0);
@@ -77,6 +78,7 @@ fn trimmed_waf(scenario: &Scenario, share: f64) -> (f64, u32) {
             units: 1,
             head_gap: 0,
             tail_gap: 0,
+            placement: 0,
         };
         live.submit(at, write, tag);
         at += gap;
