@@ -207,6 +207,8 @@ pub struct FdpState {
     pub opened: Vec<u32>,
     /// Blocks owned (open or closed, not yet erased) per handle; the last entry: shared GC blocks.
     pub owned_blocks: Vec<u32>,
+    /// The handle of each logical unit's last host write (GC copies count for it).
+    pub unit_handle: Vec<u8>,
     pub counts: FdpCounts,
 }
 
@@ -215,9 +217,11 @@ pub struct FdpState {
 pub struct FdpCounts {
     /// Host units written per handle.
     pub host_units: Vec<u64>,
-    /// Units programmed into each handle's reclaim units (host writes and relocations).
+    /// Units programmed for each handle's data: its host writes and the GC copies of units it
+    /// wrote last.
     pub media_units: Vec<u64>,
-    /// Units relocated into the shared GC reclaim units (`initially_isolated`).
+    /// GC copies placed in the shared GC reclaim units (`initially_isolated`; also counted in
+    /// `media_units` of their data's handle).
     pub shared_media_units: u64,
     /// Reclaim units reclaimed (a block of them taken by GC) while a block of them was still open.
     pub ru_not_fully_written: u64,
@@ -228,7 +232,7 @@ pub struct FdpCounts {
 }
 
 impl FdpState {
-    pub fn new(config: &FdpConfig, ru_blocks: u32, planes: u32, blocks: u32) -> FdpState {
+    pub fn new(config: &FdpConfig, ru_blocks: u32, planes: u32, blocks: u32, logical_units: u32) -> FdpState {
         let handles = config.handles;
         let persistent = config.handle_type == HandleType::PersistentlyIsolated;
         let frontiers = u32::from(handles) + if persistent { u32::from(handles) } else { 1 };
@@ -240,6 +244,7 @@ impl FdpState {
             turn: vec![0; blocks as usize],
             opened: vec![0; (frontiers * planes) as usize],
             owned_blocks: vec![0; usize::from(handles) + 1],
+            unit_handle: vec![0; logical_units as usize],
             counts: FdpCounts {
                 host_units: vec![0; usize::from(handles)],
                 media_units: vec![0; usize::from(handles)],
@@ -293,16 +298,25 @@ impl FdpState {
         self.owned_blocks[index] = self.owned_blocks[index].saturating_sub(1);
     }
 
-    /// One unit placed in `block`; `host` for a host write of handle `handle`.
+    /// `logical` placed in `block`; `host` for a host write of handle `handle`.
     #[inline]
-    pub fn placed(&mut self, block: u32, handle: u16, host: bool) {
-        if host {
+    pub fn placed(&mut self, logical: u32, block: u32, handle: u16, host: bool) {
+        let data = if host {
+            self.unit_handle[logical as usize] = handle as u8;
             self.counts.host_units[usize::from(handle)] += 1;
+            handle
+        } else {
+            u16::from(self.unit_handle[logical as usize])
+        };
+        self.counts.media_units[usize::from(data)] += 1;
+        if self.owner(block) == SHARED {
+            self.counts.shared_media_units += 1;
         }
-        match self.owner(block) {
-            SHARED => self.counts.shared_media_units += 1,
-            owner => self.counts.media_units[usize::from(owner)] += 1,
-        }
+    }
+
+    /// The handle whose host write placed `logical` last.
+    pub fn handle_of(&self, logical: u32) -> u16 {
+        u16::from(self.unit_handle[logical as usize])
     }
 
     /// Reclaim units in use per handle (owned blocks over blocks per reclaim unit, rounded up).
@@ -333,7 +347,8 @@ pub struct FdpReport {
     /// One entry per handle, by placement identifier.
     pub handles: Vec<HandleReport>,
     /// Bytes GC relocated into reclaim units shared by all handles (`initially_isolated`; 0 when
-    /// persistently isolated). With the handles' `media_bytes`, `ftl.media_write_bytes`.
+    /// persistently isolated); part of the handles' `media_bytes`, which sum to
+    /// `ftl.media_write_bytes`.
     pub shared_gc_media_bytes: u64,
     pub events: FdpEvents,
 }
@@ -344,8 +359,8 @@ pub struct HandleReport {
     pub placement: u16,
     /// Host write bytes placed through this handle [bytes] (mapping units x `ftl.mapping_unit`).
     pub host_bytes: u64,
-    /// Bytes programmed into this handle's reclaim units: its host writes and the GC copies placed
-    /// in them [bytes].
+    /// Bytes programmed for this handle's data: its host writes and the GC copies of the units it
+    /// wrote last, wherever GC placed them [bytes].
     pub media_bytes: u64,
     /// `media_bytes / host_bytes` (0 without host writes).
     pub waf: f64,

@@ -10,9 +10,8 @@ impl Ftl {
     /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
     /// that filled the page, the page to program.
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
-        if self.fdp.as_deref().is_some_and(|fdp| fdp.persistent) {
-            let block = self.geometry.block_of_unit(self.mapping.physical(logical));
-            self.persistent_gc_frontier(block);
+        if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
+            self.gc_frontier = self.gc_base + fdp.handle_of(logical);
         }
         let (physical, full) = self.next_gc_slot(plane);
         self.place(logical, physical, Stream::Gc);
@@ -106,7 +105,13 @@ impl Ftl {
     /// a reclaim unit is `ru_blocks` blocks on consecutive planes.
     pub fn enable_fdp(&mut self, config: &FdpConfig, ru_blocks: u32) {
         let geometry: Geometry = self.geometry;
-        let state = FdpState::new(config, ru_blocks, geometry.planes(), geometry.blocks());
+        let state = FdpState::new(
+            config,
+            ru_blocks,
+            geometry.planes(),
+            geometry.blocks(),
+            self.logical_units(),
+        );
         let frontiers = state.frontiers() as usize;
         let planes = geometry.planes() as usize;
         self.active = vec![super::NONE; frontiers * planes];

@@ -355,6 +355,7 @@ impl Ftl {
     pub fn place(&mut self, logical: u32, physical: u32, stream: Stream) {
         if let Some(fdp) = self.fdp.as_deref_mut() {
             fdp.placed(
+                logical,
                 self.geometry.block_of_unit(physical),
                 self.handle,
                 stream == Stream::User,
