@@ -9,8 +9,10 @@ other 80% at depth 2 (closed loop: the hot flow issues about 80% of the writes).
 flows on 10%, 20%, 30% and 40% of the space at depths 8, 6, 4 and 2. Each case runs with FDP on
 and no identifiers (every write on handle 0: the conventional drive, `tests/it/fdp.rs` checks it
 runs identically to FDP off), then each flow with its own identifier, initially and persistently
-isolated. The drive is filled once (through handle 0); a warm-up of `WARMUP` times the logical
-space in commands lets the placement settle; the WAF is that of the next `MEASURED` times.
+isolated. The drive is filled once (through handle 0); a warm-up of `WARMUP` of simulated time
+(about 3 times the logical space in writes) lets the placement settle; the WAF is that of the
+next `MEASURED`. The flows are closed loops, so their shares of the writes follow their queue
+depths; the table gives the shares measured.
 """
 
 from __future__ import annotations
@@ -24,29 +26,25 @@ from typing import Any
 import ssdtwin
 
 HERE = Path(__file__).resolve().parent
-LOGICAL_UNITS = 34406  # 4 planes x 64 blocks x 48 pages x 4 units x 0.7, floored
 CASES = {
     # name: [(offset, span, queue depth)] per flow
     "hot_cold": [(0.0, 0.2, 8), (0.2, 0.8, 2)],
     "four": [(0.0, 0.1, 8), (0.1, 0.2, 6), (0.3, 0.3, 4), (0.6, 0.4, 2)],
 }
 MODES = ["no identifiers", "initially_isolated", "persistently_isolated"]
-WARMUP, MEASURED = 4.0, 4.0
-SMALL_WARMUP, SMALL_MEASURED = 2.0, 2.0
+WARMUP, MEASURED = "80s", "80s"
+SMALL_WARMUP, SMALL_MEASURED = "40s", "40s"
 
 
-def flows(case: str, placement: bool, commands: int) -> list[dict[str, Any]]:
-    """The case's flows, each issuing its share of `commands` (in proportion to its depth)."""
-    spec = CASES[case]
-    depth_sum = sum(depth for _, _, depth in spec)
+def flows(case: str, placement: bool) -> list[dict[str, Any]]:
+    """The case's flows; with `placement`, flow i writes with placement identifier i."""
     out = []
-    for index, (offset, span, depth) in enumerate(spec):
+    for index, (offset, span, depth) in enumerate(CASES[case]):
         flow: dict[str, Any] = {
             "name": f"flow{index}",
             "offset": offset,
             "span": span,
             "queue_depth": depth,
-            "io_count": commands * depth // depth_sum,
         }
         if placement:
             flow["placement"] = index
@@ -57,10 +55,10 @@ def flows(case: str, placement: bool, commands: int) -> list[dict[str, Any]]:
 def run_point(args: tuple[str, str, bool]) -> dict[str, Any]:
     case, mode, small = args
     warmup, measured = (SMALL_WARMUP, SMALL_MEASURED) if small else (WARMUP, MEASURED)
-    commands = int((warmup + measured) * LOGICAL_UNITS)
     overrides: dict[str, Any] = {
-        "workload.flows": flows(case, mode != "no identifiers", commands),
-        "workload.warmup": int(warmup * LOGICAL_UNITS),
+        "workload.flows": flows(case, mode != "no identifiers"),
+        "workload.warmup": warmup,
+        "workload.duration": measured,
     }
     if mode != "no identifiers":
         overrides["fdp.handle_type"] = mode
@@ -72,6 +70,7 @@ def run_point(args: tuple[str, str, bool]) -> dict[str, Any]:
         "case": case,
         "mode": mode,
         "waf": report.waf,
+        "host_ios": report.host_ios,
         "handles": [
             {
                 "placement": handle["placement"],
