@@ -1,18 +1,19 @@
-"""The fdp_waf study (issue 31): write amplification of flows of different hotness on disjoint
-LBA ranges, without and with NVMe Flexible Data Placement identifiers.
+"""The fdp_waf study (issue 31): write amplification of flows on disjoint LBA ranges, without and
+with NVMe Flexible Data Placement placement identifiers.
 
-    python studies/fdp_waf/run.py            # 8 runs, the README table and waf.png
+    python studies/fdp_waf/run.py            # 16 runs, the README table and waf.png (~30 s)
     python studies/fdp_waf/run.py --small    # the test's shorter runs
 
-Two cases. `hot_cold`: a hot flow writes 20% of the logical space at queue depth 8, a cold flow the
-other 80% at depth 2 (closed loop: the hot flow issues about 80% of the writes). `four`: four
-flows on 10%, 20%, 30% and 40% of the space at depths 8, 6, 4 and 2. Each case runs with FDP on
-and no identifiers (every write on handle 0: the conventional drive, `tests/it/fdp.rs` checks it
-runs identically to FDP off), then each flow with its own identifier, initially and persistently
-isolated. The drive is filled once (through handle 0); a warm-up of `WARMUP` of simulated time
-(about 3 times the logical space in writes) lets the placement settle; the WAF is that of the
-next `MEASURED`. The flows are closed loops, so their shares of the writes follow their queue
-depths; the table gives the shares measured.
+Cases (`CASES`: offset, span, queue depth and pattern of each flow, closed loops):
+`two_logs`, two sequential writers (a log over 20% of the space at depth 8, one over the other 80%
+at depth 2); `log_and_random`, random writes over 20% at depth 8 beside a sequential log over 80%
+at depth 2 (the shape of a flash cache's small-object and large-object engines); `hot_cold`, two
+random writers (20% at depth 8, 80% at depth 2); `four`, four random writers on 10%, 20%, 30% and
+40% at depths 8, 6, 4 and 2. Each case runs with FDP on and no identifiers (every write on handle
+0: the conventional drive; tests/it/fdp.rs checks it runs identically to FDP off), then with flow
+i on placement identifier i, initially and persistently isolated. The drive is filled once
+(through handle 0); a warm-up of `WARMUP` simulated seconds (about 2.5 times the logical space in
+writes) lets the placement settle; the WAF is that of the next `MEASURED`.
 """
 
 from __future__ import annotations
@@ -27,24 +28,27 @@ import ssdtwin
 
 HERE = Path(__file__).resolve().parent
 CASES = {
-    # name: [(offset, span, queue depth)] per flow
-    "hot_cold": [(0.0, 0.2, 8), (0.2, 0.8, 2)],
-    "four": [(0.0, 0.1, 8), (0.1, 0.2, 6), (0.3, 0.3, 4), (0.6, 0.4, 2)],
+    # name: [(offset, span, queue depth, pattern)] per flow
+    "two_logs": [(0.0, 0.2, 8, "sequential"), (0.2, 0.8, 2, "sequential")],
+    "log_and_random": [(0.0, 0.2, 8, "random"), (0.2, 0.8, 2, "sequential")],
+    "hot_cold": [(0.0, 0.2, 8, "random"), (0.2, 0.8, 2, "random")],
+    "four": [(0.0, 0.1, 8, "random"), (0.1, 0.2, 6, "random"), (0.3, 0.3, 4, "random"), (0.6, 0.4, 2, "random")],
 }
 MODES = ["no identifiers", "initially_isolated", "persistently_isolated"]
-WARMUP, MEASURED = "80s", "80s"
-SMALL_WARMUP, SMALL_MEASURED = "40s", "40s"
+WARMUP, MEASURED = "100s", "40s"
+SMALL_WARMUP, SMALL_MEASURED = "60s", "20s"
 
 
 def flows(case: str, placement: bool) -> list[dict[str, Any]]:
     """The case's flows; with `placement`, flow i writes with placement identifier i."""
     out = []
-    for index, (offset, span, depth) in enumerate(CASES[case]):
+    for index, (offset, span, depth, pattern) in enumerate(CASES[case]):
         flow: dict[str, Any] = {
             "name": f"flow{index}",
             "offset": offset,
             "span": span,
             "queue_depth": depth,
+            "pattern": pattern,
         }
         if placement:
             flow["placement"] = index
@@ -69,6 +73,7 @@ def run_point(args: tuple[str, str, bool]) -> dict[str, Any]:
     return {
         "case": case,
         "mode": mode,
+        "warmup": warmup,
         "waf": report.waf,
         "host_ios": report.host_ios,
         "handles": [
@@ -95,14 +100,17 @@ def run_all(small: bool = False, cases: list[str] | None = None, workers: int = 
 
 def table(rows: list[dict[str, Any]]) -> str:
     lines = [
-        "| case | placement | WAF | per handle: share of host writes, WAF |",
-        "|---|---|---:|---|",
+        "| case | warm-up | placement | host writes | WAF | per handle: share of host writes, WAF, RUs in use |",
+        "|---|---:|---|---:|---:|---|",
     ]
     for row in rows:
         handles = "; ".join(
-            f"{handle['placement']}: {handle['host_share']:.0%}, {handle['waf']:.2f}" for handle in row["handles"]
+            f"{handle['placement']}: {handle['host_share']:.0%}, {handle['waf']:.2f}, {handle['reclaim_units_in_use']}"
+            for handle in row["handles"]
         )
-        lines.append(f"| {row['case']} | {row['mode']} | {row['waf']:.3f} | {handles} |")
+        lines.append(
+            f"| {row['case']} | {row['warmup']} | {row['mode']} | {row['host_ios']:,} | {row['waf']:.3f} | {handles} |"
+        )
     return "\n".join(lines)
 
 
@@ -110,7 +118,7 @@ def plot(rows: list[dict[str, Any]]) -> None:
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(6.4, 4.0), layout="constrained")
+    figure = Figure(figsize=(7.2, 4.0), layout="constrained")
     FigureCanvasAgg(figure)
     axes = figure.subplots()
     width = 0.25
@@ -122,7 +130,7 @@ def plot(rows: list[dict[str, Any]]) -> None:
             width,
             label=mode.replace("_", " "),
         )
-    axes.set_xticks(range(len(CASES)), ["hot 20% / cold 80%", "four flows"])
+    axes.set_xticks(range(len(CASES)), ["two logs", "log + random", "hot / cold random", "four random"])
     axes.axhline(1.0, color="grey", linewidth=0.8)
     axes.set_ylabel("write amplification (measured run)")
     axes.legend(fontsize="small")
