@@ -94,7 +94,7 @@ impl FdpConfig {
                     ConfigError::new("fdp.reclaim_unit", format!("{text}: {error}; allowed: {allowed}"))
                 })?;
                 let block = flash.page_size.0 * u64::from(flash.pages_per_block);
-                if size.0 == 0 || size.0 % block != 0 {
+                if size.0 == 0 || !size.0.is_multiple_of(block) {
                     return Err(ConfigError::new(
                         "fdp.reclaim_unit",
                         format!("{text} is not a whole number of {block}-byte blocks; allowed: {allowed}"),
@@ -103,7 +103,7 @@ impl FdpConfig {
                 (size.0 / block).min(u64::from(u32::MAX)) as u32
             }
         };
-        if blocks == 0 || planes % blocks != 0 {
+        if blocks == 0 || !planes.is_multiple_of(blocks) {
             return Err(ConfigError::new(
                 "fdp.reclaim_unit",
                 format!(
