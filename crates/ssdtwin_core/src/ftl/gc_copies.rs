@@ -12,6 +12,7 @@ impl Ftl {
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
         if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
             self.gc_frontier = self.gc_base + fdp.handle_of(logical);
+            self.set_slots();
         }
         let (physical, full) = self.next_gc_slot(plane);
         self.place(logical, physical, Stream::Gc);
@@ -98,6 +99,7 @@ impl Ftl {
         // Blocks written before FDP state existed (none today) count as handle 0's.
         let owner = if owner < fdp.handles { owner } else { 0 };
         self.gc_frontier = self.gc_base + owner;
+        self.set_slots();
     }
 
     /// Turns Flexible Data Placement on (before anything is written): a host frontier per handle
@@ -120,6 +122,7 @@ impl Ftl {
         self.gc_open = vec![None; (frontiers - usize::from(state.handles)) * planes];
         self.handle = 0;
         self.fdp = Some(Box::new(state));
+        self.set_slots();
     }
 
     /// Zeroes the FDP counters (preconditioning is not part of the measured run).
@@ -135,7 +138,15 @@ impl Ftl {
     pub fn select_handle(&mut self, placement: u16) {
         if let Some(fdp) = self.fdp.as_deref() {
             self.handle = if placement < fdp.handles { placement } else { 0 };
+            self.set_slots();
         }
+    }
+
+    /// Recomputes where the current host and GC frontiers' open blocks sit in `active`.
+    pub(super) fn set_slots(&mut self) {
+        let planes = self.geometry.planes() as usize;
+        self.user_slot = usize::from(self.handle) * planes;
+        self.gc_slot = usize::from(self.gc_frontier) * planes;
     }
 
     /// The placement identifier a host write of `placement` is placed with: itself, or 0 (handle

@@ -95,6 +95,12 @@ pub struct Ftl {
     gc_frontier: u16,
     #[serde(default = "first_gc_frontier")]
     gc_base: u16,
+    /// `handle * planes` and `gc_frontier * planes`: where the frontiers' open blocks start in
+    /// `active` (`gc_copies.rs`, `set_slots`).
+    #[serde(skip)]
+    user_slot: usize,
+    #[serde(skip)]
+    gc_slot: usize,
     /// GC runs on a plane with fewer free blocks than this.
     gc_trigger: usize,
     /// Free blocks below which preconditioning collects ([`Ftl::needs_precondition_gc`]).
@@ -161,6 +167,8 @@ impl Ftl {
             handle: 0,
             gc_frontier: 1,
             gc_base: 1,
+            user_slot: 0,
+            gc_slot: planes as usize,
             gc_trigger,
             precondition_trigger: match config.gc_pacing {
                 params::GcPacingKind::Paced => (config.paced_levels(geometry.blocks_per_plane).stop - 1).max(2),
@@ -293,11 +301,11 @@ impl Ftl {
     /// The open-block slot of `stream`'s current frontier in `plane`.
     #[inline]
     fn slot(&self, plane: u32, stream: Stream) -> usize {
-        let frontier = match stream {
-            Stream::User => self.handle,
-            Stream::Gc => self.gc_frontier,
+        let base = match stream {
+            Stream::User => self.user_slot,
+            Stream::Gc => self.gc_slot,
         };
-        usize::from(frontier) * self.geometry.planes() as usize + plane as usize
+        base + plane as usize
     }
 
     fn active_block(&self, plane: u32, stream: Stream) -> u32 {
