@@ -121,6 +121,8 @@ def print_summary(report: Report, console: Console) -> None:
         print_slc_cache(data["slc_cache"], console)
     if isinstance(data.get("zns"), Mapping):
         print_zns(data["zns"], console)
+    if isinstance(data.get("fdp"), Mapping):
+        console.print(fdp_line(data["fdp"]), markup=False)
 
 
 def drain_line(data: Mapping[str, Any]) -> str | None:
@@ -250,6 +252,29 @@ def print_zns(zns: Mapping[str, Any], console: Console) -> None:
         f"mean {format_value(zns.get('append_latency_mean_us'), '{:.1f}')} us, "
         f"p99 {format_value(zns.get('append_latency_p99_us'), '{:.1f}')} us",
         markup=False,
+    )
+
+
+def fdp_line(fdp: Mapping[str, Any]) -> str:
+    """The report's `fdp` block in one line: WAF and reclaim units per handle that wrote, events.
+
+    'FDP: handle 0 WAF 1.020 (3 RUs), handle 1 WAF 1.850 (9 RUs); GC shared 0.12 GiB;
+    events: 0 RU not fully written, 412 media reallocated, 0 invalid placement identifiers'
+    """
+    handles = [
+        f"handle {handle.get('placement')} WAF {format_value(handle.get('waf'), '{:.3f}')} "
+        f"({format_value(handle.get('reclaim_units_in_use'), '{:,}')} RUs)"
+        for handle in fdp.get("handles", [])
+        if isinstance(handle, Mapping) and handle.get("host_bytes")
+    ]
+    events = fdp.get("events", {})
+    shared = fdp.get("shared_gc_media_bytes")
+    shared_gib = format_value(shared / 2**30 if isinstance(shared, (int, float)) else None, "{:.2f}")
+    return (
+        f"FDP: {', '.join(handles) or 'no host writes'}; GC shared {shared_gib} GiB; "
+        f"events: {format_value(events.get('reclaim_unit_not_fully_written'), '{:,}')} RU not fully written, "
+        f"{format_value(events.get('media_reallocated'), '{:,}')} media reallocated, "
+        f"{format_value(events.get('invalid_placement_identifier'), '{:,}')} invalid placement identifiers"
     )
 
 

@@ -279,6 +279,9 @@ impl Controller {
         if self.pending_program.is_some() {
             return false;
         }
+        if !self.parked.is_empty() {
+            self.use_handle(self.commands[self.transactions[transaction].command].placement);
+        }
         if self.open_program.is_none() && !self.open_user_program(cx) {
             return false;
         }

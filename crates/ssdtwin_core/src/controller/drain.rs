@@ -43,7 +43,8 @@ impl Controller {
             .and_then(|dram| dram.buffer.as_ref())
             .map_or(0, |buffer| buffer.queued);
         let open = self.open_program.as_ref().map_or(0, |open| open.filled)
-            + self.zoned.as_ref().map_or(0, |zoned| zoned.unplaced_units() as u32);
+            + self.zoned.as_ref().map_or(0, |zoned| zoned.unplaced_units() as u32)
+            + self.parked_units();
         self.draining = true;
         if let Some(buffer) = self.dram.as_deref_mut().and_then(|dram| dram.buffer.as_mut()) {
             buffer.flush_all();
@@ -63,10 +64,10 @@ impl Controller {
             self.program_zone_groups(cx);
         }
         let Some(open) = &self.open_program else {
-            return;
+            return self.program_parked(cx);
         };
         if open.filled == 0 || self.pending_program.is_some() {
-            return;
+            return self.program_parked(cx);
         }
         if let Some(dram) = self.dram.as_deref_mut() {
             if let Some(buffer) = dram.buffer.as_ref() {
@@ -78,6 +79,7 @@ impl Controller {
             }
         }
         self.close_user_program(cx);
+        self.program_parked(cx);
     }
 
     /// Draining and every acknowledged host unit is in a program: GC issues nothing new.
@@ -90,6 +92,7 @@ impl Controller {
         self.pending_program.is_none()
             && self.open_program.as_ref().is_none_or(|open| open.filled == 0)
             && self.zoned.as_ref().is_none_or(|zoned| zoned.unplaced_units() == 0)
+            && self.parked_units() == 0
             && self
                 .dram
                 .as_ref()

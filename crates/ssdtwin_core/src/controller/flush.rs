@@ -361,6 +361,7 @@ impl Controller {
                 }
             }
         }
+        self.parked_logicals(&mut logicals);
         logicals
     }
 }

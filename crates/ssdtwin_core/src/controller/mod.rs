@@ -26,6 +26,7 @@ mod dies;
 pub mod drain;
 pub mod dram;
 mod durability;
+mod fdp;
 pub mod flush;
 mod gc;
 mod limits;
@@ -94,6 +95,9 @@ pub struct Controller {
     /// The last write admission failed because its targets' GC holds host writes.
     write_held_by_gc: bool,
     open_program: Option<OpenProgram>,
+    /// FDP: the open programs of the handles not being written, by handle (`fdp.rs`); empty
+    /// without FDP.
+    parked: Vec<Option<OpenProgram>>,
     /// A full program waiting for a slot in its die's queue (blocks further writes).
     pending_program: Option<(u32, u32)>,
     next_target: usize,
@@ -189,6 +193,7 @@ impl Controller {
             head_blocked: false,
             write_held_by_gc: false,
             open_program: None,
+            parked: Controller::parked_programs(ftl.fdp.as_deref().map(|fdp| fdp.handles)),
             pending_program: None,
             next_target: 0,
             gc: vec![gc_idle; geometry.planes() as usize],

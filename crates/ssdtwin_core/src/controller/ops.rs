@@ -34,6 +34,8 @@ pub struct Command {
     /// Bytes of the first (last) unit the command leaves out [bytes] (`CommandSpec`).
     pub head_gap: u32,
     pub tail_gap: u32,
+    /// The FDP placement identifier (`CommandSpec::placement`).
+    pub placement: u16,
     /// Transactions not yet done (reads) or not yet in the frame buffer (writes).
     pub remaining: u32,
     /// Completes with an error status: a read of it was uncorrectable (`reliability`), or a

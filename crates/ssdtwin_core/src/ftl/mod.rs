@@ -19,8 +19,12 @@
 pub mod bast;
 pub mod block;
 pub mod blocks;
+pub mod fdp;
+#[cfg(test)]
+mod fdp_tests;
 mod fill;
 pub mod gc;
+mod gc_copies;
 mod invariants;
 pub mod mapping;
 pub mod params;
@@ -72,10 +76,28 @@ pub struct Ftl {
     pub mapping: Mapping,
     pub blocks: BlockTable,
     free: Vec<VecDeque<u32>>,
-    /// Open block per plane, indexed `stream * planes + plane`.
+    /// Open block per plane, indexed `frontier * planes + plane` (host 0 and GC 1; with FDP,
+    /// `fdp.rs`: a host frontier per handle, then the GC frontiers).
     active: Vec<u32>,
-    /// GC copies waiting for a full page, per plane.
+    /// GC copies waiting for a full page, per GC frontier and plane.
     gc_open: Vec<Option<OpenPage>>,
+    /// Flexible Data Placement (`fdp.rs`); `None`: off.
+    #[serde(default)]
+    pub fdp: Option<Box<fdp::FdpState>>,
+    /// The host frontier (FDP reclaim unit handle) host pages are allocated from.
+    #[serde(default)]
+    pub handle: u16,
+    /// The GC frontier GC pages are allocated from, and the first GC frontier.
+    #[serde(default = "first_gc_frontier")]
+    gc_frontier: u16,
+    #[serde(default = "first_gc_frontier")]
+    gc_base: u16,
+    /// `handle * planes` and `gc_frontier * planes`: where the frontiers' open blocks start in
+    /// `active` (`gc_copies.rs`, `set_slots`).
+    #[serde(skip)]
+    user_slot: usize,
+    #[serde(skip)]
+    gc_slot: usize,
     /// GC runs on a plane with fewer free blocks than this.
     gc_trigger: usize,
     /// Free blocks below which preconditioning collects ([`Ftl::needs_precondition_gc`]).
@@ -140,6 +162,12 @@ impl Ftl {
             free,
             active: vec![NONE; 2 * planes as usize],
             gc_open: vec![None; planes as usize],
+            fdp: None,
+            handle: 0,
+            gc_frontier: 1,
+            gc_base: 1,
+            user_slot: 0,
+            gc_slot: planes as usize,
             gc_trigger,
             precondition_trigger: match config.gc_pacing {
                 params::GcPacingKind::Paced => (config.paced_levels(geometry.blocks_per_plane).stop - 1).max(2),
@@ -270,8 +298,18 @@ impl Ftl {
         }
     }
 
+    /// The open-block slot of `stream`'s current frontier in `plane`.
+    #[inline]
+    fn slot(&self, plane: u32, stream: Stream) -> usize {
+        let base = match stream {
+            Stream::User => self.user_slot,
+            Stream::Gc => self.gc_slot,
+        };
+        base + plane as usize
+    }
+
     fn active_block(&self, plane: u32, stream: Stream) -> u32 {
-        self.active[stream as usize * self.geometry.planes() as usize + plane as usize]
+        self.active[self.slot(plane, stream)]
     }
 
     /// Whether `stream` can get a page in `plane` now. Host writes leave the last free block to GC.
@@ -297,7 +335,7 @@ impl Ftl {
     /// The next page of `stream`'s open block in `plane`, opening a free block if needed.
     /// Call [`Self::can_allocate`] first.
     pub fn allocate_page(&mut self, plane: u32, stream: Stream) -> (u32, u32) {
-        let slot = stream as usize * self.geometry.planes() as usize + plane as usize;
+        let slot = self.slot(plane, stream);
         let mut block = self.active[slot];
         if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
             block = self
@@ -306,6 +344,14 @@ impl Ftl {
                 .expect("allocate_page called without a free block");
             self.blocks.state[block as usize] = BlockState::Open;
             self.active[slot] = block;
+            if let Some(fdp) = self.fdp.as_deref_mut() {
+                fdp.opened_block(
+                    (slot / self.geometry.planes() as usize) as u16,
+                    block,
+                    plane,
+                    self.geometry.planes(),
+                );
+            }
         }
         let page = self.blocks.allocated_pages[block as usize];
         self.blocks.allocated_pages[block as usize] += 1;
@@ -315,6 +361,14 @@ impl Ftl {
     /// Records that `logical` now lives at `physical`; the old copy becomes stale.
     #[inline]
     pub fn place(&mut self, logical: u32, physical: u32, stream: Stream) {
+        if let Some(fdp) = self.fdp.as_deref_mut() {
+            fdp.placed(
+                logical,
+                self.geometry.block_of_unit(physical),
+                self.handle,
+                stream == Stream::User,
+            );
+        }
         placement::place(
             &mut self.mapping,
             &mut self.blocks,
@@ -385,83 +439,14 @@ impl Ftl {
         // A full block stays its stream's open block until the stream's next allocation moves on;
         // once erased it must not be written through that stale reference.
         let planes = self.geometry.planes() as usize;
-        for stream in [Stream::User, Stream::Gc] {
-            let slot = stream as usize * planes + plane as usize;
+        for slot in (plane as usize..self.active.len()).step_by(planes) {
             if self.active[slot] == victim {
                 self.active[slot] = NONE;
             }
         }
-    }
-
-    /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
-    /// that filled the page, the page to program.
-    pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
-        let (physical, full) = self.next_gc_slot(plane);
-        self.place(logical, physical, Stream::Gc);
-        (physical, full)
-    }
-
-    /// Moves the count of the valid units of `victim` into `plane`'s GC pages, whole pages a run at a time,
-    /// without identifying them (statistical preconditioning, `steady.rs`).
-    fn count_gc_copies(&mut self, plane: u32, victim: u32) {
-        let units_per_page = self.geometry.units_per_page;
-        let mut units = self.blocks.valid[victim as usize];
-        let moved = |ftl: &mut Ftl, block: u32, taken: u32| {
-            ftl.blocks.valid[block as usize] += taken;
-            ftl.blocks.valid[victim as usize] -= taken;
-            ftl.counts.gc_units += u64::from(taken);
-        };
-        // The open GC page first, then whole pages a run at a time (as many as the GC block still
-        // takes: page after page, as `take_gc_units` would), then a page left open.
-        if self.gc_open[plane as usize].is_some() || units < units_per_page {
-            let (open, taken, full) = self.take_gc_units(plane, units);
-            moved(self, open.block, taken);
-            units -= taken;
-            if full {
-                self.page_programmed(open.block);
-            }
+        if self.fdp.is_some() {
+            self.fdp_victim(victim);
         }
-        while units >= units_per_page {
-            let pages = (units / units_per_page).min(self.pages_left(plane, Stream::Gc).max(1));
-            let (block, _) = self.allocate_page(plane, Stream::Gc);
-            self.blocks.allocated_pages[block as usize] += pages - 1;
-            moved(self, block, pages * units_per_page);
-            self.pages_programmed(block, pages);
-            units -= pages * units_per_page;
-        }
-        if units > 0 {
-            let (open, taken, _) = self.take_gc_units(plane, units);
-            moved(self, open.block, taken);
-        }
-    }
-
-    /// Takes the next unit of `plane`'s GC page: its address and, when that filled the page, the
-    /// page to program.
-    fn next_gc_slot(&mut self, plane: u32) -> (u32, Option<(u32, u32)>) {
-        let (open, _, full) = self.take_gc_units(plane, 1);
-        let physical = self.geometry.unit_address(open.block, open.page, open.filled);
-        (physical, full.then_some((open.block, open.page)))
-    }
-
-    /// Takes up to `wanted` units of `plane`'s GC page, opening a page if none is open: the page
-    /// as it was (`filled` is the first unit taken), how many were taken, and whether they filled
-    /// it (then it is no longer open: the caller programs it).
-    fn take_gc_units(&mut self, plane: u32, wanted: u32) -> (OpenPage, u32, bool) {
-        let open = match self.gc_open[plane as usize] {
-            Some(open) => open,
-            None => {
-                let (block, page) = self.allocate_page(plane, Stream::Gc);
-                OpenPage { block, page, filled: 0 }
-            }
-        };
-        let units_per_page = self.geometry.units_per_page;
-        let taken = (units_per_page - open.filled).min(wanted);
-        let full = open.filled + taken == units_per_page;
-        self.gc_open[plane as usize] = (!full).then_some(OpenPage {
-            filled: open.filled + taken,
-            ..open
-        });
-        (open, taken, full)
     }
 
     /// An erased victim returns to its plane's free blocks.
@@ -478,6 +463,9 @@ impl Ftl {
                 bast.blocks.written.clear(first, pages);
                 bast.blocks.programmed.clear(first, pages);
             }
+        }
+        if let Some(fdp) = self.fdp.as_deref_mut() {
+            fdp.erased_block(block);
         }
         self.blocks.erase(block);
         self.free[self.geometry.plane_of_block(block) as usize].push_back(block);
@@ -496,4 +484,8 @@ impl Ftl {
             ftl_counts: &mut self.ftl_counts,
         }
     }
+}
+
+fn first_gc_frontier() -> u16 {
+    1
 }

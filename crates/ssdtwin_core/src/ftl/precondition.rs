@@ -22,7 +22,7 @@ impl Ftl {
 
     /// Reclaims one victim of `plane` at once (no simulated time). Returns false if no victim
     /// would yield space. `counting`: on the block table alone (its units are not identified).
-    fn collect_now(&mut self, plane: u32, counting: bool) -> bool {
+    pub(super) fn collect_now(&mut self, plane: u32, counting: bool) -> bool {
         let Some(victim) = self.take_victim(plane) else {
             return false;
         };
@@ -107,6 +107,7 @@ impl Ftl {
         writer.finish(self);
         // Preconditioning is not part of the measured run.
         self.counts = PlacementCounts::default();
+        self.reset_fdp_counts();
         Ok(true)
     }
 }

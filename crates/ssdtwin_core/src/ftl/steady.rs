@@ -77,6 +77,7 @@ impl Ftl {
         self.lay_out_mapping(span_units, &partial, rng);
         // Preconditioning is not part of the measured run.
         self.counts = super::types::PlacementCounts::default();
+        self.reset_fdp_counts();
         Ok(true)
     }
 

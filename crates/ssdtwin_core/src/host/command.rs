@@ -36,6 +36,9 @@ pub struct CommandSpec {
     /// the zone starting at `first_unit` (docs/models/zns.md); `ZoneOp::None` for every other
     /// command.
     pub zone: ZoneOp,
+    /// The placement identifier of a write (NVMe Flexible Data Placement, `[fdp]`): the reclaim
+    /// unit handle it goes to; 0 when the host gives none (handle 0). Ignored with FDP off.
+    pub placement: u16,
 }
 
 impl CommandSpec {
@@ -51,6 +54,7 @@ impl CommandSpec {
             head_gap: 0,
             tail_gap: 0,
             zone: ZoneOp::None,
+            placement: 0,
         }
     }
 

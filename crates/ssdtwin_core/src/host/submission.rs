@@ -239,6 +239,11 @@ impl Host {
             units: spec.units,
             head_gap: spec.head_gap,
             tail_gap: spec.tail_gap,
+            placement: if spec.placement == 0 || spec.is_read || spec.trim || spec.flush {
+                0
+            } else {
+                controller.ftl.check_placement(spec.placement)
+            },
             remaining: spec.units,
             error: false,
             zone: spec.zone,

@@ -193,12 +193,15 @@ impl Simulation {
         } else {
             &scenario.ftl
         };
-        let ftl = Ftl::new(
+        let mut ftl = Ftl::new(
             ftl_config,
             scenario.flash.multi_plane,
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
+        if scenario.fdp.enabled {
+            ftl.enable_fdp(&scenario.fdp, scenario.fdp.resolve(&scenario.flash)?);
+        }
         let logical_units = ftl.logical_units();
         let span_units = scenario
             .workload

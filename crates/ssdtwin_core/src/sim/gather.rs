@@ -262,6 +262,10 @@ impl Simulation {
                 report.errored_commands = metrics.errors;
                 report
             }),
+            fdp: ftl
+                .fdp
+                .as_deref()
+                .map(|fdp| fdp.report(self.controller.geometry.unit_bytes)),
             slc_cache: self
                 .controller
                 .slc

@@ -74,6 +74,9 @@ pub struct Report {
     /// Bit errors, retries, uncorrectable reads, when `reliability.enabled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reliability: Option<ReliabilityReport>,
+    /// Flexible Data Placement, when `fdp.enabled` (docs/models/fdp.md).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fdp: Option<crate::ftl::fdp::FdpReport>,
     /// The SLC write cache, when `slc_cache.enabled` (docs/models/slc_cache.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slc_cache: Option<crate::controller::slc::SlcReport>,

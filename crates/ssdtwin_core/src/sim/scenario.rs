@@ -39,6 +39,8 @@ pub struct Scenario {
     pub slc_cache: SlcCacheConfig,
     /// A zoned namespace (off by default).
     pub zns: ZnsConfig,
+    /// Flexible Data Placement (off by default).
+    pub fdp: crate::ftl::fdp::FdpConfig,
     pub workload: WorkloadConfig,
     pub power: PowerConfig,
     pub thermal: ThermalConfig,
@@ -65,6 +67,7 @@ impl Default for Scenario {
             ftl: FtlConfig::default(),
             slc_cache: SlcCacheConfig::default(),
             zns: ZnsConfig::default(),
+            fdp: crate::ftl::fdp::FdpConfig::default(),
             workload: WorkloadConfig::default(),
             power: PowerConfig::default(),
             thermal: ThermalConfig::default(),

@@ -38,6 +38,10 @@ pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
     for table in ["flash", "ftl"] {
         flatten(&json[table], table, &mut keys);
     }
+    // FDP's frontiers are drive state: its keys only when on, so FDP-off snapshots stay valid.
+    if scenario.fdp.enabled {
+        flatten(&json["fdp"], "fdp", &mut keys);
+    }
     for key in ["precondition", "span", "steady_overwrites", "steady_method"] {
         keys.insert(format!("workload.{key}"), json["workload"][key].clone());
     }

@@ -72,6 +72,7 @@ impl Simulation {
             events: self.events_handled,
             energies: self.observers.power.energies_now(at),
         }));
+        self.controller.ftl.reset_fdp_counts();
         self.observers.metrics.start_measuring(at);
         let workload = &self.scenario.workload;
         if host_bounded(&self.workload) {

@@ -87,6 +87,10 @@ pub struct FlowSource {
     kind: FlowKind,
     /// Commands left of the flow's own `io_count` (`u64::MAX`: none of its own).
     left: u64,
+    /// The placement identifier its commands carry (`workload.flows[].placement`; 0: none).
+    placement: u16,
+    /// First logical unit of its span (`workload.flows[].offset`).
+    offset_units: u32,
 }
 
 impl FlowSource {
@@ -96,11 +100,17 @@ impl FlowSource {
         if self.left == 0 {
             return Ok(None);
         }
-        let command = match &mut self.kind {
+        let mut command = match &mut self.kind {
             FlowKind::Synthetic(synthetic) => Some(synthetic.next_command()),
             FlowKind::Trace(trace) => trace.next_request()?.map(|(_, command)| command),
             FlowKind::Iiot(iiot) => Some(iiot.next_request().1),
         };
+        if let Some(command) = command.as_mut() {
+            command.placement = self.placement;
+            if !command.flush {
+                command.first_unit += self.offset_units;
+            }
+        }
         if command.is_some() && self.left != u64::MAX {
             self.left -= 1;
         }
@@ -141,6 +151,16 @@ pub fn sources(
             let key = |leaf: &str| format!("workload.flows[{index}].{leaf}");
             let workload = flow.workload(config);
             let span_units = workload.span_units(logical_units, unit_bytes, &key("span"))?;
+            let offset = flow.offset.unwrap_or(0.0);
+            if !(0.0..1.0).contains(&offset) || offset + workload.span > 1.0 + 1e-9 {
+                return Err(ConfigError::new(
+                    key("offset"),
+                    format!(
+                        "{offset} with span {}; allowed: 0 <= offset < 1 and offset + span <= 1 (the flow's span must fit the logical space)",
+                        workload.span
+                    ),
+                ));
+            }
             // The first flow draws from the stream of the single workload, so one flow whose keys
             // are those of `[workload]` runs exactly as `[workload]` alone.
             let stream = match index {
@@ -172,6 +192,8 @@ pub fn sources(
             Ok(FlowSource {
                 kind,
                 left: flow.io_count.unwrap_or(u64::MAX),
+                placement: flow.placement.unwrap_or(0),
+                offset_units: (f64::from(logical_units) * flow.offset.unwrap_or(0.0)).floor() as u32,
             })
         })
         .collect()

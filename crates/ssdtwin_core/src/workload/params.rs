@@ -250,6 +250,14 @@ pub struct FlowConfig {
     /// [fraction].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub span: Option<f64>,
+    /// Where the flow's span starts: this fraction of the logical space is skipped, so flows can
+    /// address disjoint ranges; `offset + span` is at most 1 [fraction]. Default 0.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<f64>,
+    /// The placement identifier of the flow's writes: the `[fdp]` reclaim unit handle they go to
+    /// (needs `fdp.enabled`; below `fdp.handles`). Default: none (handle 0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<u16>,
 }
 
 /// Block-trace file formats (one reader each in `workload/trace/`).

@@ -18,6 +18,7 @@ mod determinism;
 mod drain;
 mod dram;
 mod durability;
+mod fdp;
 mod flow_sources;
 mod flows;
 mod ftl_invariants;

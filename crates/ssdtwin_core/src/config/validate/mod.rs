@@ -5,6 +5,7 @@
 mod checks;
 mod dram;
 mod drive;
+mod fdp;
 mod flows;
 mod power;
 mod slc;
@@ -24,6 +25,7 @@ pub(super) fn validate(scenario: &Scenario) -> Result<(), ConfigError> {
     drive::flash(&scenario.flash)?;
     drive::ftl(&scenario.ftl, &scenario.flash)?;
     zns::zns(scenario)?;
+    fdp::fdp(scenario)?;
     flows::arbitration(&scenario.host)?;
     workload::workload(&scenario.workload, &scenario.host, &scenario.ftl)?;
     flows::flows(&scenario.workload, &scenario.host, &scenario.ftl)?;

@@ -56,6 +56,10 @@ pub struct FioJob {
     /// The priority class of its submission queue, from `prioclass` and `prio`
     /// (`priority_of`).
     pub priority: crate::host::params::Priority,
+    /// FDP placement identifiers its writes carry (`fdp=1`, `fdp_pli`); empty: none.
+    pub placements: Vec<u16>,
+    /// `fdp_pli_select=random`: each write draws its identifier (else in turn, `roundrobin`).
+    pub placement_random: bool,
 }
 
 /// A parsed job file.

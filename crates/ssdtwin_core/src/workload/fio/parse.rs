@@ -19,7 +19,10 @@ const NO_EFFECT_OPTIONS: [&str; 8] = [
 ];
 
 /// Options this module understands.
-const SUPPORTED_OPTIONS: [&str; 25] = [
+const SUPPORTED_OPTIONS: [&str; 28] = [
+    "fdp",
+    "fdp_pli",
+    "fdp_pli_select",
     "rw",
     "readwrite",
     "rwmixread",
@@ -360,6 +363,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         None => 4,
     };
     let priority = super::job::priority_of(prioclass, prio);
+    let (placements, placement_random) = placement_options(settings, path)?;
     let job = FioJob {
         name: job_name,
         read_fraction,
@@ -379,6 +383,62 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         time_based,
         distribution,
         priority,
+        placements,
+        placement_random,
     };
     Ok((job, numjobs))
+}
+
+/// `fdp=1`, `fdp_pli=` and `fdp_pli_select=` (fio HOWTO, "I/O engine specific parameters" of
+/// io_uring_cmd): the placement identifiers a job's writes carry, and whether each write picks
+/// one at random (else in turn). fio's `fdp_pli` are indices into the namespace's placement
+/// identifiers; the simulated drive's identifier `i` is handle `i`, so index and identifier
+/// agree. Without `fdp=1`: none (empty).
+fn placement_options(settings: &[&Setting], path: &str) -> Result<(Vec<u16>, bool), String> {
+    let on = match last(settings, &["fdp"]) {
+        None | Some((Some("0"), _)) => false,
+        Some((None | Some("1"), _)) => true,
+        Some((Some(value), line)) => {
+            return Err(format!(
+                "{path}:{line}: `fdp={value}` is not valid; allowed: no value, 1 or 0"
+            ))
+        }
+    };
+    if !on {
+        return Ok((Vec::new(), false));
+    }
+    let placements = match last(settings, &["fdp_pli"]) {
+        Some((Some(list), line)) => {
+            let mut placements = Vec::new();
+            for item in list.split(',') {
+                let (low, high) = item.split_once('-').unwrap_or((item, item));
+                match (low.trim().parse::<u16>(), high.trim().parse::<u16>()) {
+                    (Ok(low), Ok(high)) if low <= high => placements.extend(low..=high),
+                    _ => {
+                        return Err(format!(
+                            "{path}:{line}: `fdp_pli={list}` is not valid; allowed: indices 0 to 65535 or ranges a-b, comma separated"
+                        ))
+                    }
+                }
+            }
+            placements
+        }
+        Some((None, line)) => return Err(format!("{path}:{line}: `fdp_pli` needs a value")),
+        None => {
+            return Err(format!(
+                "{path}: `fdp=1` needs `fdp_pli` (the simulated drive does not report its placement identifiers to the job file; list the indices, e.g. fdp_pli=0,1)"
+            ))
+        }
+    };
+    let random = match last(settings, &["fdp_pli_select"]) {
+        None | Some((Some("roundrobin"), _)) => false,
+        Some((Some("random"), _)) => true,
+        Some((value, line)) => {
+            return Err(format!(
+                "{path}:{line}: `fdp_pli_select={}` is not valid; allowed: roundrobin or random",
+                value.unwrap_or("")
+            ))
+        }
+    };
+    Ok((placements, random))
 }

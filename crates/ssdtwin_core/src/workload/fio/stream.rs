@@ -32,6 +32,10 @@ struct JobStream {
     bytes: u64,
     /// Writes since the last Flush (`fsync`).
     unsynced: u64,
+    /// Writes so far that carried a placement identifier (`roundrobin`), and the draws of
+    /// `random` (its own stream: the I/O stream is the same with and without FDP).
+    placed: usize,
+    placement_rng: Rng,
 }
 
 /// All jobs of a job file, each generating its own stream.
@@ -73,6 +77,8 @@ impl FioWorkload {
                     ios: 0,
                     bytes: 0,
                     unsynced: 0,
+                    placed: 0,
+                    placement_rng: Rng::stream(seed, &format!("fio.{index}.fdp")),
                 }
             })
             .collect();
@@ -246,12 +252,19 @@ impl FioWorkload {
             self.streams[job].unsynced += 1;
         }
         if !io.trim {
-            return Some(CommandSpec::bytes_range(
-                io.is_read,
-                io.offset,
-                io.length,
-                self.unit_bytes,
-            ));
+            let mut command = CommandSpec::bytes_range(io.is_read, io.offset, io.length, self.unit_bytes);
+            let stream = &mut self.streams[job];
+            if !io.is_read && !stream.job.placements.is_empty() {
+                let choices = stream.job.placements.len();
+                let index = if stream.job.placement_random {
+                    stream.placement_rng.below(choices as u64) as usize
+                } else {
+                    stream.placed % choices
+                };
+                stream.placed += 1;
+                command.placement = stream.job.placements[index];
+            }
+            return Some(command);
         }
         let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, true);
         Some(CommandSpec::io(false, true, first as u32, units as u32))

@@ -5,6 +5,7 @@ use super::stream::*;
 use super::values::*;
 use crate::base::rng::Rng;
 use crate::base::time::Time;
+use crate::host::command::CommandSpec;
 
 const GIB: u64 = 1 << 30;
 
@@ -268,5 +269,57 @@ fn parser_and_generator_never_panic_on_garbage() {
             .map(|_| alphabet[rng.below(alphabet.len() as u64) as usize])
             .collect();
         let _ = parse(&String::from_utf8_lossy(&bytes), "f.fio", GIB, true);
+    }
+}
+
+#[test]
+fn fdp_placement_identifiers_go_to_writes_in_turn_or_at_random() {
+    let job = "[j]\nrw=randrw\nrwmixread=50\nnumber_ios=400\n";
+    let commands = |extra: &str| {
+        let file = parse(&format!("{job}{extra}"), "f.fio", GIB, false).unwrap();
+        let mut workload = FioWorkload::new(file, 4096, 1);
+        std::iter::from_fn(|| workload.next(0, Time::ZERO)).collect::<Vec<_>>()
+    };
+    let plain = commands("");
+    let in_turn = commands("fdp=1\nfdp_pli=0,2-3\n");
+    let random = commands("fdp=1\nfdp_pli=0,2-3\nfdp_pli_select=random\n");
+    // The same I/Os: only the identifiers differ.
+    let place_free = |list: &[CommandSpec]| {
+        list.iter()
+            .map(|command| CommandSpec {
+                placement: 0,
+                ..*command
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(place_free(&in_turn), plain);
+    assert_eq!(place_free(&random), plain);
+    assert!(plain.iter().all(|command| command.placement == 0));
+    let writes =
+        |list: &[CommandSpec]| -> Vec<u16> { list.iter().filter(|c| !c.is_read).map(|c| c.placement).collect() };
+    let turns = writes(&in_turn);
+    assert!(turns.len() > 100);
+    assert!(turns
+        .iter()
+        .enumerate()
+        .all(|(index, &placement)| placement == [0, 2, 3][index % 3]));
+    assert!(in_turn.iter().filter(|c| c.is_read).all(|c| c.placement == 0));
+    let drawn = writes(&random);
+    for placement in [0, 2, 3] {
+        let share = drawn.iter().filter(|&&p| p == placement).count() as f64 / drawn.len() as f64;
+        assert!((share - 1.0 / 3.0).abs() < 0.1, "{placement}: {share}");
+    }
+    assert_ne!(drawn, turns);
+    for (extra, named) in [
+        ("fdp=1\n", "`fdp=1` needs `fdp_pli`"),
+        ("fdp=1\nfdp_pli=a\n", "`fdp_pli=a` is not valid"),
+        (
+            "fdp=1\nfdp_pli=1\nfdp_pli_select=scatter\n",
+            "`fdp_pli_select=scatter` is not valid",
+        ),
+        ("fdp=2\n", "`fdp=2` is not valid"),
+    ] {
+        let error = parse(&format!("{job}{extra}"), "f.fio", GIB, false).unwrap_err();
+        assert!(error.contains(named), "{error}");
     }
 }

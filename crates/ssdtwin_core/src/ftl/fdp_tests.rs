@@ -1,0 +1,124 @@
+//! Unit tests of FDP in the FTL (`fdp.rs`, `gc_copies.rs`): handles' data in their own blocks,
+//! before and after GC, and the per-handle counters adding up to the FTL's.
+
+use super::fdp::{FdpConfig, HandleType, SHARED};
+use super::*;
+use crate::flash::params::FlashConfig;
+
+/// An FTL over 2 planes of 64 blocks of 4 pages (4 units a page) with two FDP handles.
+fn two_handles(handle_type: HandleType) -> Ftl {
+    let flash = FlashConfig {
+        channels: 1,
+        dies_per_chip: 1,
+        planes_per_die: 2,
+        blocks_per_plane: 64,
+        pages_per_block: 4,
+        multi_plane: false,
+        ..FlashConfig::default()
+    };
+    let config = FtlConfig::default();
+    let geometry = Geometry::new(&flash, config.mapping_unit);
+    let mut ftl = Ftl::new(&config, false, geometry, Rng::stream(1, "ftl"));
+    let fdp = FdpConfig {
+        enabled: true,
+        handles: 2,
+        handle_type,
+        ..FdpConfig::default()
+    };
+    let blocks = fdp.resolve(&flash).unwrap();
+    ftl.enable_fdp(&fdp, blocks);
+    ftl
+}
+
+/// Writes pages of random units, each page one handle's (a unit's handle is `logical % 2`), the
+/// handle of each page drawn at random, with GC on a plane short of free blocks.
+fn write_randomly(ftl: &mut Ftl, pages: u32) {
+    let mut rng = Rng::stream(7, "fdp-test");
+    let span = ftl.logical_units() / 2 * 2;
+    let planes = ftl.geometry.planes();
+    for index in 0..pages {
+        let plane = index % planes;
+        while ftl.needs_gc(plane) {
+            assert!(ftl.collect_now(plane, false), "a victim yields space");
+        }
+        let handle = rng.below(2) as u16;
+        ftl.select_handle(handle);
+        assert!(ftl.can_allocate(plane, Stream::User));
+        let (block, page) = ftl.allocate_page(plane, Stream::User);
+        for slot in 0..ftl.geometry.units_per_page {
+            let logical = (rng.below(u64::from(span / 2)) as u32) * 2 + u32::from(handle);
+            let physical = ftl.geometry.unit_address(block, page, slot);
+            ftl.place(logical, physical, Stream::User);
+        }
+        ftl.page_programmed(block);
+    }
+}
+
+/// The handles (`logical % 2`) of the valid units of each block holding any, with its owner.
+fn blocks_and_handles(ftl: &Ftl) -> Vec<(u16, Vec<u16>)> {
+    let fdp = ftl.fdp.as_deref().unwrap();
+    let mut out = Vec::new();
+    for block in 0..ftl.geometry.blocks() {
+        let first = ftl.geometry.unit_address(block, 0, 0);
+        let mut handles: Vec<u16> = (first..first + ftl.geometry.units_per_block())
+            .map(|unit| ftl.mapping.logical(unit))
+            .filter(|&logical| logical != NONE && ftl.mapping.physical(logical) != NONE)
+            .map(|logical| (logical % 2) as u16)
+            .collect();
+        handles.sort_unstable();
+        handles.dedup();
+        if !handles.is_empty() {
+            out.push((fdp.owner(block), handles));
+        }
+    }
+    out
+}
+
+#[test]
+fn persistently_isolated_handles_never_share_a_block_even_after_gc() {
+    let mut ftl = two_handles(HandleType::PersistentlyIsolated);
+    write_randomly(&mut ftl, 6000);
+    assert!(ftl.counts.gc_units > 0, "GC relocated data");
+    for (owner, handles) in blocks_and_handles(&ftl) {
+        assert_eq!(
+            handles,
+            [owner],
+            "a block of handle {owner} holds data of handles {handles:?}"
+        );
+    }
+}
+
+#[test]
+fn initially_isolated_gc_mixes_handles_only_in_shared_gc_blocks() {
+    let mut ftl = two_handles(HandleType::InitiallyIsolated);
+    write_randomly(&mut ftl, 6000);
+    let blocks = blocks_and_handles(&ftl);
+    for (owner, handles) in &blocks {
+        if *owner != SHARED {
+            assert_eq!(handles, &[*owner], "host-written block of handle {owner}");
+        }
+    }
+    assert!(
+        blocks
+            .iter()
+            .any(|(owner, handles)| *owner == SHARED && handles.len() == 2),
+        "one GC frontier: some relocated block holds both handles"
+    );
+}
+
+#[test]
+fn per_handle_counts_add_up_to_the_ftls_counts() {
+    for handle_type in [HandleType::InitiallyIsolated, HandleType::PersistentlyIsolated] {
+        let mut ftl = two_handles(handle_type);
+        write_randomly(&mut ftl, 4000);
+        let counts = ftl.fdp.as_deref().unwrap().counts.clone();
+        assert_eq!(counts.host_units.iter().sum::<u64>(), ftl.counts.user_units);
+        assert_eq!(
+            counts.media_units.iter().sum::<u64>(),
+            ftl.counts.user_units + ftl.counts.gc_units
+        );
+        assert!(counts.shared_media_units <= ftl.counts.gc_units);
+        // Each page is one handle's 4 units: host units are whole pages.
+        assert!(counts.host_units.iter().all(|units| units % 4 == 0 && *units > 0));
+    }
+}
