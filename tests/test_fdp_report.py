@@ -59,3 +59,13 @@ def test_with_fdp_off_nothing_of_it_appears():
     plain = ssdtwin.run(None, **{**ON, "fdp.enabled": False, "workload.flows": flows})
     assert "fdp" not in plain.to_dict()
     assert "FDP:" not in summary(plain)
+
+
+def test_the_html_page_has_a_row_per_handle_with_its_waf(report):
+    import ssdtwin.html
+
+    page = ssdtwin.html.run_page(report.to_dict(), interactive=False)
+    section = page[page.index('id="fdp-counters"') :]
+    for handle in report.to_dict()["fdp"]["handles"]:
+        assert f'data-value="{handle["waf"]!r}"' in section
+    assert "fdp.handles" not in page

@@ -93,3 +93,16 @@ def test_a_zoned_writer_without_a_zoned_namespace_is_an_error_naming_workload_ki
 def test_a_conventional_run_has_no_zns_block():
     plain = ssdtwin.run(None, **{"flash.blocks_per_plane": 16, "workload.io_count": 1000})
     assert "zns" not in plain.to_dict()
+
+
+def test_the_html_page_has_a_zoned_namespace_section_with_the_zone_counters(report):
+    import ssdtwin.html
+
+    page = ssdtwin.html.run_page(report.to_dict(), interactive=False)
+    zns = report.to_dict()["zns"]
+    section = page[page.index('id="zns-counters"') :]
+    assert "Zoned namespace" in page
+    assert f'data-value="{zns["zone_resets"]!r}"' in section
+    assert f'data-value="{zns["open_zones_max"]!r}"' in section
+    # Not shown again among the report fields the page does not know.
+    assert "zns.zone_resets" not in page

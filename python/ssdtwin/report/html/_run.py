@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ssdtwin.report.fields import lookup
 from ssdtwin.report.figure import PALETTE, Figure, Line, Panel, log_ticks
-from ssdtwin.report.html import _models, _sections
+from ssdtwin.report.html import _models, _placement, _sections
 from ssdtwin.report.html._page import Page, cell, fmt, key_values, subtable, table
 from ssdtwin.report.html._scenario import scenario_section
 from ssdtwin.report.html._timeseries import POWER_LABELS, POWER_PARTS, timeseries_section
@@ -55,6 +55,8 @@ KNOWN_FIELDS = {
     "power_loss",
     "mapping_cache",
     "slc_cache",
+    "zns",
+    "fdp",
     "warmup",
     "variability",
     "steady_state",
@@ -69,6 +71,8 @@ OPTIONAL_MODELS = (
     ("plp", "plp", "Power-loss protection", _models.plp),
     ("power_loss", "power-loss", "Power loss", _models.power_loss),
     ("slc_cache", "slc-cache", "SLC write cache", _models.slc_cache),
+    ("zns", "zns", "Zoned namespace", _placement.zns),
+    ("fdp", "fdp", "Flexible Data Placement", _placement.fdp),
 )
 """Sections of optional models, each drawn when its block is in the report (which the core writes
 only with the model on)."""
