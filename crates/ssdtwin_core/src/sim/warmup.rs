@@ -19,16 +19,18 @@ use crate::workload::params::Warmup;
 use crate::workload::Source;
 
 /// The host stops issuing commands by itself (synthetic and IIoT workloads); traces, job files and
-/// live sessions end where their input does.
-fn host_bounded(workload: &Source) -> bool {
+/// live sessions end where their input does, and flows that each have an `io_count` when every
+/// one has stopped (their counts include the warm-up's commands).
+fn host_bounded(workload: &Source, config: &crate::workload::params::WorkloadConfig) -> bool {
     !matches!(workload, Source::Trace(_) | Source::Fio(_) | Source::External)
+        && !(matches!(workload, Source::Flows(_)) && crate::workload::flows::counted(config))
 }
 
 impl Simulation {
     /// Before the run: extends the host's bound by the warm-up and schedules a timed warm-up's end.
     pub(super) fn prepare_warmup(&mut self) {
         let workload = &self.scenario.workload;
-        let bounded = host_bounded(&self.workload);
+        let bounded = host_bounded(&self.workload, workload);
         match workload.warmup {
             Warmup::Off => {}
             Warmup::Commands(count) => {
@@ -75,7 +77,7 @@ impl Simulation {
         self.controller.ftl.reset_fdp_counts();
         self.observers.metrics.start_measuring(at);
         let workload = &self.scenario.workload;
-        if host_bounded(&self.workload) {
+        if host_bounded(&self.workload, workload) {
             if workload.io_count > 0 {
                 let warm = self.observers.metrics.warmup_completed;
                 self.host.io_count = workload.io_count.saturating_add(warm);

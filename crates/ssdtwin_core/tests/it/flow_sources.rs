@@ -70,6 +70,19 @@ fn each_flow_stops_at_its_own_io_count_and_the_run_when_all_have() {
 }
 
 #[test]
+fn flows_with_counts_of_their_own_run_to_them_through_a_warm_up() {
+    // The warm-up's commands count toward each flow's own count (before, a command-count warm-up
+    // ended the run with the warm-up: the host had no bound of its own to extend).
+    let flows = "workload.flows=[{name = \"short\", io_count = 300}, {name = \"long\", io_count = 1000}]";
+    for warmup in ["workload.warmup=200", "workload.warmup=1ms"] {
+        let report = run(&scenario(&[flows, "workload.io_count=0", warmup]));
+        let warm = report.warmup.as_ref().expect("a warm-up is reported").commands;
+        assert!(warm > 0, "{warmup}");
+        assert_eq!(report.host_ios + warm, 1300, "{warmup}: every flow ran to its count");
+    }
+}
+
+#[test]
 fn a_flow_without_a_count_runs_until_the_total_io_count() {
     let flows = "workload.flows=[{name = \"counted\", io_count = 100}, {name = \"open\"}]";
     let report = run(&scenario(&[flows, "workload.io_count=1000"]));
