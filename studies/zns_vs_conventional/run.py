@@ -142,7 +142,6 @@ def summarise(case: str, data: dict[str, Any], series: dict[str, list[float]]) -
         "write_p99_us": data["latency_us"]["write"]["p99"],
         "waf": data["waf"],
         "erases": erases,
-        "zone_resets": data.get("zns", {}).get("zone_resets", 0),
         "gc_programs": data["flash"]["gc_programs"],
         "nand_j_per_gib": data["energy_j"]["nand"] / host_gib,
         "total_j_per_gib": data["energy_j"]["total"] / host_gib,
@@ -161,11 +160,72 @@ def run_all(small: bool = False, cases: list[str] | None = None, workers: int = 
         return list(pool.map(run_point, points))
 
 
+LABELS = {
+    "zns": "ZNS",
+    "conv_log_op7": "conv. logs 7%",
+    "conv_log_op28": "conv. logs 28%",
+    "conv_random_op7": "conv. random 7%",
+    "conv_random_op28": "conv. random 28%",
+}
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """The README's table, one row per case."""
+    lines = [
+        "| case | OP | host MiB/s (writes) | read p99 / p99.9 ms | WAF | erases / host GiB"
+        " | NAND / total J per GiB written | erase J / GiB | NAND W | NAND °C mean / max |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        cells = [
+            LABELS[row["case"]],
+            "—" if row["zoned"] else f"{row['over_provisioning']:.0%}",
+            f"{row['bandwidth_mib_s']:.1f} ({row['write_mib_s']:.1f})",
+            f"{row['read_p99_us'] / 1e3:.1f} / {row['read_p99_9_us'] / 1e3:.1f}",
+            f"{row['waf']:.2f}",
+            f"{row['erases'] / row['host_write_gib']:.0f}",
+            f"{row['nand_j_per_gib']:.1f} / {row['total_j_per_gib']:.0f}",
+            f"{row['erase_j_per_gib']:.2f}",
+            f"{row['nand_w']:.3f}",
+            f"{row['nand_mean_c']:.1f} / {row['nand_max_c']:.1f}",
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def plot(rows: list[dict[str, Any]]) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(8.0, 5.6), layout="constrained")
+    FigureCanvasAgg(figure)
+    panels = figure.subplots(2, 2)
+    names = [LABELS[row["case"]] for row in rows]
+    colours = ["tab:green" if row["zoned"] else "tab:blue" for row in rows]
+    positions = list(range(len(rows)))
+    for axes, key, label in [
+        (panels[0][0], "bandwidth_mib_s", "host MiB/s (reads + writes)"),
+        (panels[0][1], "read_p99_9_us", "read p99.9 latency [ms]"),
+        (panels[1][0], "waf", "write amplification"),
+        (panels[1][1], "nand_j_per_gib", "NAND energy per GiB written [J]"),
+    ]:
+        scale = 1e-3 if key.endswith("_us") else 1.0
+        axes.bar(positions, [row[key] * scale for row in rows], color=colours)
+        axes.set_xticks(positions, names, rotation=25, ha="right", fontsize="small")
+        axes.set_ylabel(label)
+        if key in ("waf", "nand_j_per_gib", "read_p99_9_us"):
+            axes.set_yscale("log")
+    figure.suptitle("Same 8 GiB of raw flash: zoned namespace vs conventional FTL", fontsize="medium")
+    figure.savefig(HERE / "comparison.png", dpi=110)
+
+
 def main() -> None:
     small = "--small" in sys.argv
     rows = run_all(small=small)
     (HERE / ("results_small.json" if small else "results.json")).write_text(json.dumps(rows, indent=1))
-    print(json.dumps(rows, indent=1))
+    print(table(rows))
+    if not small:
+        plot(rows)
 
 
 if __name__ == "__main__":
