@@ -15,7 +15,10 @@ Cases (`CASES`):
   writing: `WARMUP` commands (about two passes of the namespace) before the measured part.
 - `conv_log_op7`, `conv_log_op28`: a conventional drive with 7% and 28% over-provisioning and the
   same host's logs as 4 sequential writers on 4 quarters of the logical space (flows with
-  `offset`/`span`), preconditioned `steady`, then the same warm-up.
+  `offset`/`span`, 3 commands in flight each) beside a random reader (4 in flight), preconditioned
+  `steady`, then the same warm-up.
+- `conv_unequal_log_op7`, `conv_unequal_log_op28`: the same with the logs on 10%, 20%, 30% and
+  40% of the space (equal rates, so unequal lifetimes).
 - `conv_random_op7`, `conv_random_op28`: the same drives under uniform random 64 KiB overwrites:
   a log-structured host whose segments are cleaned in an order the drive does not see (the
   "block interface tax" of Bjørling et al., USENIX ATC 2021).
