@@ -12,7 +12,10 @@ Cases (`CASES`):
 - `zns`: the zoned writer (`workload.kind = "zoned"`) on the zoned namespace, 4 zones written at
   once, the oldest full zone reset when fewer than 2 are empty. A zoned drive refuses
   `workload.precondition` other than `none` (it is filled by writing its zones), so it warms up by
-  writing: `WARMUP` commands (about two passes of the namespace) before the measured part.
+  writing: `WARMUP` commands (about 2.5 passes of the namespace) before the measured part.
+- `zns_die_group`: the same with each zone on one die (`zns.mapping = "die_group"`,
+  `die_group = 1`) instead of striped over all 4: a reset erases one die's blocks, not a block on
+  every plane of the drive.
 - `conv_log_op7`, `conv_log_op28`: a conventional drive with 7% and 28% over-provisioning and the
   same host's logs as 4 sequential writers on 4 quarters of the logical space (flows with
   `offset`/`span`, 3 commands in flight each) beside a random reader (4 in flight), preconditioned
@@ -43,7 +46,8 @@ LOG_DEPTH, READER_DEPTH = 3, 4
 # case: (zoned, over-provisioning, the conventional drive's writers: the spans of its 4 logs
 # (fractions of the logical space, consecutive), or "random")
 CASES: dict[str, tuple[bool, float, str]] = {
-    "zns": (True, 0.0, ""),
+    "zns": (True, 0.0, "striped"),
+    "zns_die_group": (True, 0.0, "die_group"),
     "conv_log_op7": (False, 0.07, "0.25,0.25,0.25,0.25"),
     "conv_log_op28": (False, 0.28, "0.25,0.25,0.25,0.25"),
     "conv_unequal_log_op7": (False, 0.07, "0.1,0.2,0.3,0.4"),
@@ -78,6 +82,9 @@ def overrides(case: str, small: bool) -> dict[str, Any]:
                 "workload.zoned.free_zones": 2,
             }
         )
+        if pattern == "die_group":
+            # Each zone on one die (8 MiB, 1024 zones): a reset erases one die's blocks.
+            out.update({"zns.mapping": "die_group", "zns.die_group": 1})
         return out
     out.update({"ftl.over_provisioning": op, "workload.precondition": "steady"})
     if pattern != "random":
@@ -174,6 +181,7 @@ def run_all(small: bool = False, cases: list[str] | None = None, workers: int = 
 
 LABELS = {
     "zns": "ZNS",
+    "zns_die_group": "ZNS, zone per die",
     "conv_log_op7": "conv. logs 7%",
     "conv_log_op28": "conv. logs 28%",
     "conv_unequal_log_op7": "conv. unequal logs 7%",
