@@ -10,32 +10,12 @@ impl Ftl {
     /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
     /// that filled the page, the page to program.
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
-        if self.fdp.is_some() {
-            self.gc_copy_frontier(logical);
+        if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
+            self.use_gc_frontier(self.gc_base + fdp.handle_of(logical));
         }
         let (physical, full) = self.next_gc_slot(plane);
         self.place(logical, physical, Stream::Gc);
         (physical, full)
-    }
-
-    /// FDP: a GC copy of `logical` comes next; persistently isolated, it goes to the GC frontier
-    /// of its handle. Out of line: with FDP off, `place_gc_copy` costs what it did without FDP.
-    #[inline(never)]
-    fn gc_copy_frontier(&mut self, logical: u32) {
-        if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
-            self.use_gc_frontier(self.gc_base + fdp.handle_of(logical));
-        }
-    }
-
-    /// FDP's counts of `logical` placed at `physical` by `stream` (`Ftl::place`; out of line, as
-    /// `gc_copy_frontier`).
-    #[inline(never)]
-    pub(super) fn fdp_placed(&mut self, logical: u32, physical: u32, stream: Stream) {
-        let block = self.geometry.block_of_unit(physical);
-        let handle = self.handle;
-        if let Some(fdp) = self.fdp.as_deref_mut() {
-            fdp.placed(logical, block, handle, stream == Stream::User);
-        }
     }
 
     /// Moves the count of the valid units of `victim` into `plane`'s GC pages, whole pages a run at a time,
