@@ -168,3 +168,41 @@ fn switched_handles_and_gc_frontiers_keep_the_ftls_invariants() {
         }
     }
 }
+
+#[test]
+fn a_parked_handles_open_block_erased_by_gc_is_not_written_through_its_row() {
+    // Handle 0 fills a block of plane 0 (still its open block), then handle 1 overwrites all its
+    // data: GC takes that empty block while handle 0 is parked. When handle 0 writes again it must
+    // open a new block, not write the erased (free) one through the reference it had.
+    let mut ftl = two_handles(HandleType::InitiallyIsolated);
+    let plane = 0;
+    let (pages, units) = (ftl.geometry.pages_per_block, ftl.geometry.units_per_page);
+    let mut filled = Vec::new();
+    for handle in [0u16, 1] {
+        ftl.select_handle(handle);
+        for index in 0..pages {
+            let (block, page) = ftl.allocate_page(plane, Stream::User);
+            for slot in 0..units {
+                let physical = ftl.geometry.unit_address(block, page, slot);
+                ftl.place(index * units + slot, physical, Stream::User);
+            }
+            ftl.page_programmed(block);
+            filled.push(block);
+        }
+    }
+    let parked = filled[0];
+    assert_eq!(ftl.blocks.valid[parked as usize], 0);
+    assert!(ftl.collect_now(plane, false), "GC takes the empty block");
+    assert_eq!(
+        ftl.blocks.allocated_pages[parked as usize], 0,
+        "the parked block was erased"
+    );
+    ftl.select_handle(0);
+    let (block, page) = ftl.allocate_page(plane, Stream::User);
+    assert_eq!(page, 0);
+    assert!(
+        !ftl.free[plane as usize].contains(&block),
+        "block {block} is written while free"
+    );
+    ftl.check_invariants().unwrap();
+}
