@@ -122,3 +122,87 @@ fn per_handle_counts_add_up_to_the_ftls_counts() {
         assert!(counts.host_units.iter().all(|units| units % 4 == 0 && *units > 0));
     }
 }
+
+#[test]
+fn switching_handles_keeps_each_handles_open_block_and_next_page() {
+    // The current handle's open blocks sit in the rows without FDP's; a handle that stops writing
+    // must find its open block, at its next page, when it writes again.
+    let mut ftl = two_handles(HandleType::PersistentlyIsolated);
+    let plane = 1;
+    let (first, page) = ftl.allocate_page(plane, Stream::User);
+    assert_eq!(page, 0);
+    ftl.select_handle(1);
+    let (other, page) = ftl.allocate_page(plane, Stream::User);
+    assert_ne!(other, first, "handle 1 opens a block of its own");
+    assert_eq!(page, 0);
+    for round in 1..3 {
+        ftl.select_handle(0);
+        assert_eq!(ftl.allocate_page(plane, Stream::User), (first, round));
+        ftl.select_handle(1);
+        assert_eq!(ftl.allocate_page(plane, Stream::User), (other, round));
+    }
+    // A placement identifier naming no handle writes handle 0's block.
+    ftl.select_handle(7);
+    assert_eq!(ftl.allocate_page(plane, Stream::User), (first, 3));
+    let fdp = ftl.fdp.as_deref().unwrap();
+    assert_eq!((fdp.owner(first), fdp.owner(other)), (0, 1));
+}
+
+#[test]
+fn switched_handles_and_gc_frontiers_keep_the_ftls_invariants() {
+    for handle_type in [HandleType::InitiallyIsolated, HandleType::PersistentlyIsolated] {
+        let mut ftl = two_handles(handle_type);
+        write_randomly(&mut ftl, 3000);
+        assert!(ftl.counts.gc_units > 0, "GC relocated data");
+        ftl.check_invariants().unwrap();
+        // Every open block is in one row of `active` (one frontier's), and none is free.
+        let mut open: Vec<u32> = ftl.active.iter().copied().filter(|&block| block != NONE).collect();
+        let count = open.len();
+        open.sort_unstable();
+        open.dedup();
+        assert_eq!(open.len(), count, "a block is the open block of two frontiers");
+        assert!(count > 2, "frontiers of both handles hold open blocks");
+        for block in open {
+            let plane = ftl.geometry.plane_of_block(block) as usize;
+            assert!(!ftl.free[plane].contains(&block), "open block {block} is free");
+        }
+    }
+}
+
+#[test]
+fn a_parked_handles_open_block_erased_by_gc_is_not_written_through_its_row() {
+    // Handle 0 fills a block of plane 0 (still its open block), then handle 1 overwrites all its
+    // data: GC takes that empty block while handle 0 is parked. When handle 0 writes again it must
+    // open a new block, not write the erased (free) one through the reference it had.
+    let mut ftl = two_handles(HandleType::InitiallyIsolated);
+    let plane = 0;
+    let (pages, units) = (ftl.geometry.pages_per_block, ftl.geometry.units_per_page);
+    let mut filled = Vec::new();
+    for handle in [0u16, 1] {
+        ftl.select_handle(handle);
+        for index in 0..pages {
+            let (block, page) = ftl.allocate_page(plane, Stream::User);
+            for slot in 0..units {
+                let physical = ftl.geometry.unit_address(block, page, slot);
+                ftl.place(index * units + slot, physical, Stream::User);
+            }
+            ftl.page_programmed(block);
+            filled.push(block);
+        }
+    }
+    let parked = filled[0];
+    assert_eq!(ftl.blocks.valid[parked as usize], 0);
+    assert!(ftl.collect_now(plane, false), "GC takes the empty block");
+    assert_eq!(
+        ftl.blocks.allocated_pages[parked as usize], 0,
+        "the parked block was erased"
+    );
+    ftl.select_handle(0);
+    let (block, page) = ftl.allocate_page(plane, Stream::User);
+    assert_eq!(page, 0);
+    assert!(
+        !ftl.free[plane as usize].contains(&block),
+        "block {block} is written while free"
+    );
+    ftl.check_invariants().unwrap();
+}

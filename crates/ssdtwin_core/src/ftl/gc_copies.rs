@@ -11,8 +11,7 @@ impl Ftl {
     /// that filled the page, the page to program.
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
         if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
-            self.gc_frontier = self.gc_base + fdp.handle_of(logical);
-            self.set_slots();
+            self.use_gc_frontier(self.gc_base + fdp.handle_of(logical));
         }
         let (physical, full) = self.next_gc_slot(plane);
         self.place(logical, physical, Stream::Gc);
@@ -86,10 +85,10 @@ impl Ftl {
         (open, taken, full)
     }
 
-    /// The open GC page's index in `gc_open`: the current GC frontier's, in `plane`.
+    /// The open GC page's index in `gc_open`: the current GC frontier's (row 0), in `plane`.
     #[inline]
     fn gc_slot(&self, plane: u32) -> usize {
-        usize::from(self.gc_frontier - self.gc_base) * self.geometry.planes() as usize + plane as usize
+        plane as usize
     }
 
     /// Persistently isolated: GC copies out of `block` go to its owner's GC frontier.
@@ -98,8 +97,40 @@ impl Ftl {
         let owner = fdp.owner(block);
         // Blocks written before FDP state existed (none today) count as handle 0's.
         let owner = if owner < fdp.handles { owner } else { 0 };
-        self.gc_frontier = self.gc_base + owner;
-        self.set_slots();
+        self.use_gc_frontier(self.gc_base + owner);
+    }
+
+    /// GC pages come from `frontier` next: its open blocks and GC pages move into the current
+    /// rows (1 of `active`, 0 of `gc_open`), the previous GC frontier's back to its own rows.
+    fn use_gc_frontier(&mut self, frontier: u16) {
+        let before = self.gc_frontier;
+        if frontier == before {
+            return;
+        }
+        let planes = self.geometry.planes() as usize;
+        let rows = (2 + usize::from(before), 2 + usize::from(frontier));
+        swap_rows(&mut self.active, planes, 1, rows, super::NONE);
+        let (old, new) = (before - self.gc_base, frontier - self.gc_base);
+        swap_rows(
+            &mut self.gc_open,
+            planes,
+            0,
+            (1 + usize::from(old), 1 + usize::from(new)),
+            None,
+        );
+        self.gc_frontier = frontier;
+    }
+
+    /// The row of `active` holding `frontier`'s open blocks: 0 or 1 while it is the current host
+    /// or GC frontier, its own row `2 + frontier` otherwise.
+    fn frontier_row(&self, frontier: u16) -> usize {
+        if frontier == self.handle {
+            0
+        } else if frontier == self.gc_frontier {
+            1
+        } else {
+            2 + usize::from(frontier)
+        }
     }
 
     /// Turns Flexible Data Placement on (before anything is written): a host frontier per handle
@@ -116,13 +147,13 @@ impl Ftl {
         );
         let frontiers = state.frontiers() as usize;
         let planes = geometry.planes() as usize;
-        self.active = vec![super::NONE; frontiers * planes];
+        // The current host and GC rows, then one row per frontier (`Ftl::active`).
+        self.active = vec![super::NONE; (2 + frontiers) * planes];
         self.gc_base = state.handles;
         self.gc_frontier = state.handles;
-        self.gc_open = vec![None; (frontiers - usize::from(state.handles)) * planes];
+        self.gc_open = vec![None; (1 + frontiers - usize::from(state.handles)) * planes];
         self.handle = 0;
         self.fdp = Some(Box::new(state));
-        self.set_slots();
     }
 
     /// Zeroes the FDP counters (preconditioning is not part of the measured run).
@@ -137,16 +168,14 @@ impl Ftl {
     #[inline]
     pub fn select_handle(&mut self, placement: u16) {
         if let Some(fdp) = self.fdp.as_deref() {
-            self.handle = if placement < fdp.handles { placement } else { 0 };
-            self.set_slots();
+            let handle = if placement < fdp.handles { placement } else { 0 };
+            if handle != self.handle {
+                let planes = self.geometry.planes() as usize;
+                let (before, after) = (2 + usize::from(self.handle), 2 + usize::from(handle));
+                swap_rows(&mut self.active, planes, 0, (before, after), super::NONE);
+                self.handle = handle;
+            }
         }
-    }
-
-    /// Recomputes where the current host and GC frontiers' open blocks sit in `active`.
-    pub(super) fn set_slots(&mut self) {
-        let planes = self.geometry.planes() as usize;
-        self.user_slot = usize::from(self.handle) * planes;
-        self.gc_slot = usize::from(self.gc_frontier) * planes;
     }
 
     /// The placement identifier a host write of `placement` is placed with: itself, or 0 (handle
@@ -175,8 +204,10 @@ impl Ftl {
         let plane = geometry.plane_of_block(victim);
         let first = plane - plane % fdp.ru_blocks;
         let planes = geometry.planes();
+        let row = self.frontier_row(frontier) as u32;
+        let fdp = self.fdp.as_deref_mut().expect("FDP is on");
         let open_sibling = (first..first + fdp.ru_blocks).any(|other| {
-            let block = self.active[(u32::from(frontier) * planes + other) as usize];
+            let block = self.active[(row * planes + other) as usize];
             other != plane
                 && block != super::NONE
                 && fdp.frontier[block as usize] == frontier
@@ -187,4 +218,13 @@ impl Ftl {
             fdp.counts.ru_not_fully_written += 1;
         }
     }
+}
+
+/// `rows` is rows of `width`: row `current` (the current frontier's) moves to row `before` (the
+/// frontier leaving), and row `after` (the frontier coming) moves to `current`, leaving its own
+/// row `empty`, so no frontier's entries are in two rows.
+fn swap_rows<T: Copy>(rows: &mut [T], width: usize, current: usize, (before, after): (usize, usize), empty: T) {
+    rows.copy_within(current * width..(current + 1) * width, before * width);
+    rows.copy_within(after * width..(after + 1) * width, current * width);
+    rows[after * width..(after + 1) * width].fill(empty);
 }

@@ -76,10 +76,13 @@ pub struct Ftl {
     pub mapping: Mapping,
     pub blocks: BlockTable,
     free: Vec<VecDeque<u32>>,
-    /// Open block per plane, indexed `frontier * planes + plane` (host 0 and GC 1; with FDP,
-    /// `fdp.rs`: a host frontier per handle, then the GC frontiers).
+    /// Open block per plane, indexed `stream * planes + plane`: the current host frontier's (0)
+    /// and GC frontier's (1). With FDP (`gc_copies.rs`), rows `2 + frontier` hold the other
+    /// frontiers' open blocks (a current frontier's own row is all `NONE`), swapped in when their
+    /// frontier becomes current, so the allocation checks index as without FDP.
     active: Vec<u32>,
-    /// GC copies waiting for a full page, per GC frontier and plane.
+    /// GC copies waiting for a full page, per plane: the current GC frontier's (row 0); with
+    /// FDP, rows `1 + frontier - gc_base` hold the other GC frontiers' (as in `active`).
     gc_open: Vec<Option<OpenPage>>,
     /// Flexible Data Placement (`fdp.rs`); `None`: off.
     #[serde(default)]
@@ -92,12 +95,6 @@ pub struct Ftl {
     gc_frontier: u16,
     #[serde(default = "first_gc_frontier")]
     gc_base: u16,
-    /// `handle * planes` and `gc_frontier * planes`: where the frontiers' open blocks start in
-    /// `active` (`gc_copies.rs`, `set_slots`).
-    #[serde(skip)]
-    user_slot: usize,
-    #[serde(skip)]
-    gc_slot: usize,
     /// GC runs on a plane with fewer free blocks than this.
     gc_trigger: usize,
     /// Free blocks below which preconditioning collects ([`Ftl::needs_precondition_gc`]).
@@ -166,8 +163,6 @@ impl Ftl {
             handle: 0,
             gc_frontier: 1,
             gc_base: 1,
-            user_slot: 0,
-            gc_slot: planes as usize,
             gc_trigger,
             precondition_trigger: match config.gc_pacing {
                 params::GcPacingKind::Paced => (config.paced_levels(geometry.blocks_per_plane).stop - 1).max(2),
@@ -298,18 +293,8 @@ impl Ftl {
         }
     }
 
-    /// The open-block slot of `stream`'s current frontier in `plane`.
-    #[inline]
-    fn slot(&self, plane: u32, stream: Stream) -> usize {
-        let base = match stream {
-            Stream::User => self.user_slot,
-            Stream::Gc => self.gc_slot,
-        };
-        base + plane as usize
-    }
-
     fn active_block(&self, plane: u32, stream: Stream) -> u32 {
-        self.active[self.slot(plane, stream)]
+        self.active[stream as usize * self.geometry.planes() as usize + plane as usize]
     }
 
     /// Whether `stream` can get a page in `plane` now. Host writes leave the last free block to GC.
@@ -335,7 +320,7 @@ impl Ftl {
     /// The next page of `stream`'s open block in `plane`, opening a free block if needed.
     /// Call [`Self::can_allocate`] first.
     pub fn allocate_page(&mut self, plane: u32, stream: Stream) -> (u32, u32) {
-        let slot = self.slot(plane, stream);
+        let slot = stream as usize * self.geometry.planes() as usize + plane as usize;
         let mut block = self.active[slot];
         if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
             block = self
@@ -345,12 +330,11 @@ impl Ftl {
             self.blocks.state[block as usize] = BlockState::Open;
             self.active[slot] = block;
             if let Some(fdp) = self.fdp.as_deref_mut() {
-                fdp.opened_block(
-                    (slot / self.geometry.planes() as usize) as u16,
-                    block,
-                    plane,
-                    self.geometry.planes(),
-                );
+                let frontier = match stream {
+                    Stream::User => self.handle,
+                    Stream::Gc => self.gc_frontier,
+                };
+                fdp.opened_block(frontier, block, plane, self.geometry.planes());
             }
         }
         let page = self.blocks.allocated_pages[block as usize];
@@ -439,12 +423,19 @@ impl Ftl {
         // A full block stays its stream's open block until the stream's next allocation moves on;
         // once erased it must not be written through that stale reference.
         let planes = self.geometry.planes() as usize;
-        for slot in (plane as usize..self.active.len()).step_by(planes) {
+        for stream in [Stream::User, Stream::Gc] {
+            let slot = stream as usize * planes + plane as usize;
             if self.active[slot] == victim {
                 self.active[slot] = NONE;
             }
         }
         if self.fdp.is_some() {
+            // The other frontiers' rows (`active`).
+            for slot in (2 * planes + plane as usize..self.active.len()).step_by(planes) {
+                if self.active[slot] == victim {
+                    self.active[slot] = NONE;
+                }
+            }
             self.fdp_victim(victim);
         }
     }

@@ -51,7 +51,6 @@ impl Ftl {
         }
         *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
         ftl.mapping = Mapping::from_arrays(forward, reverse);
-        ftl.set_slots();
         Ok(())
     }
 }
