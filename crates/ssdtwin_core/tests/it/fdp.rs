@@ -205,7 +205,11 @@ fn bad_fdp_keys_are_named_with_what_is_allowed() {
             "persistently_isolated",
         ),
         (
-            &["fdp.enabled=true", "slc_cache.enabled=true", "slc_cache.dynamic_share=1"],
+            &[
+                "fdp.enabled=true",
+                "slc_cache.enabled=true",
+                "slc_cache.dynamic_share=1",
+            ],
             "fdp.enabled",
             "slc_cache.enabled = false",
         ),
