@@ -2,8 +2,9 @@
 //! drive with multi-plane programs. Their commands complete together (a program's) and come back
 //! in the arbitration's fixed order, so without balance the slow flow's writes land in the page a
 //! program fills first, program after program; GC copies stay in their plane, that plane fills
-//! with long-lived data and WAF climbs without bound (4.0, 8.3, 15.0, 62.5 after warm-ups of 20,
-//! 40, 80, 160 s of this scenario, then "GC found no block to reclaim" under `threshold` pacing).
+//! with long-lived data and WAF climbs without bound (this scenario without balance: 11.5 after
+//! 40 s of warm-up, 21.1 after 80 s; under `threshold` pacing the 160 s run stops with "GC found
+//! no block to reclaim"; both tests fail then).
 //!
 //! The noise bound: over seeds 1 to 5 the WAF after 40 s and after 80 s of warm-up ranged over
 //! 2.44 to 2.50 (every pair within 2.2%); 5% is more than twice that, and far below the +81%
