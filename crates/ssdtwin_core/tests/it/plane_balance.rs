@@ -48,5 +48,9 @@ fn two_flows_of_different_queue_depths_never_stop_the_drive_under_threshold_gc()
     let report = hot_and_cold("160s", "threshold");
     let early = hot_and_cold("80s", "threshold").waf;
     eprintln!("threshold: WAF {early:.3} after 80 s, {:.3} after 160 s", report.waf);
-    assert!(relative_error(report.waf, early) < 0.05, "WAF drifts: {early} then {}", report.waf);
+    assert!(
+        relative_error(report.waf, early) < 0.05,
+        "WAF drifts: {early} then {}",
+        report.waf
+    );
 }
