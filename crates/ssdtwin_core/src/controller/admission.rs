@@ -301,7 +301,7 @@ impl Controller {
     pub(super) fn place_in_open_program(&mut self, logical: u32) -> (u32, bool) {
         let units_per_page = self.geometry.units_per_page;
         let open = self.open_program.as_mut().expect("a user program is open");
-        let (block, page) = open.pages[(open.filled / units_per_page) as usize];
+        let (block, page) = open.page_of_unit(open.filled, units_per_page);
         let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
         open.filled += 1;
         let full = open.filled == open.capacity;
@@ -363,6 +363,7 @@ impl Controller {
                 pages,
                 filled: 0,
                 capacity: target.plane_count * self.geometry.units_per_page,
+                first: self.first_page(target),
             });
             return true;
         }

@@ -58,7 +58,7 @@ impl Controller {
         let units_per_page = self.geometry.units_per_page;
         for open in self.parked.iter().flatten() {
             for index in 0..open.filled {
-                let (block, page) = open.pages[(index / units_per_page) as usize];
+                let (block, page) = open.page_of_unit(index, units_per_page);
                 let unit = self.geometry.unit_address(block, page, index % units_per_page);
                 let logical = self.ftl.mapping.logical(unit);
                 if logical != NONE {

@@ -351,7 +351,7 @@ impl Controller {
         }
         if let Some(open) = &self.open_program {
             for index in 0..open.filled {
-                let (block, page) = open.pages[(index / self.geometry.units_per_page) as usize];
+                let (block, page) = open.page_of_unit(index, self.geometry.units_per_page);
                 let unit = self
                     .geometry
                     .unit_address(block, page, index % self.geometry.units_per_page);

@@ -172,6 +172,7 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         self.ftl.erase(block);
         self.gc[plane as usize].victim = NONE;
+        self.count_plane_valid(plane);
         if let Some(reliability) = self.reliability.as_mut() {
             reliability.erased(block);
         }

@@ -20,6 +20,7 @@
 mod admission;
 pub mod arbitration;
 mod array;
+mod balance;
 pub mod buffer;
 mod bus;
 mod dies;
@@ -101,6 +102,8 @@ pub struct Controller {
     /// A full program waiting for a slot in its die's queue (blocks further writes).
     pending_program: Option<(u32, u32)>,
     next_target: usize,
+    /// Valid units per plane, summed at the plane's last erase (`balance.rs`).
+    plane_valid: Vec<u32>,
     gc: Vec<PlaneGc>,
     /// When GC work may run (`pacing.rs`).
     pacing: pacing::GcPacing,
@@ -196,6 +199,7 @@ impl Controller {
             parked: Controller::parked_programs(ftl.fdp.as_deref().map(|fdp| fdp.handles)),
             pending_program: None,
             next_target: 0,
+            plane_valid: vec![0; geometry.planes() as usize],
             gc: vec![gc_idle; geometry.planes() as usize],
             pacing: pacing::GcPacing::Threshold,
             host_idle: false,

@@ -261,6 +261,21 @@ pub struct OpenProgram {
     pub pages: [(u32, u32); MAX_PLANES],
     pub filled: u32,
     pub capacity: u32,
+    /// The page (index into `pages`) the program fills first; then the next ones in turn
+    /// (`balance.rs`: the plane of the die holding the least valid data).
+    pub first: u32,
+}
+
+impl OpenProgram {
+    /// The page that the program's `index`-th unit goes to.
+    #[inline]
+    pub fn page_of_unit(&self, index: u32, units_per_page: u32) -> (u32, u32) {
+        let mut page = index / units_per_page + self.first;
+        if page >= self.target.plane_count {
+            page -= self.target.plane_count;
+        }
+        self.pages[page as usize]
+    }
 }
 
 /// Garbage collection in progress on one plane.

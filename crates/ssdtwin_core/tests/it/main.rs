@@ -32,6 +32,7 @@ mod live;
 mod live_queues;
 mod loss;
 mod mappings;
+mod plane_balance;
 mod power;
 mod read_cache;
 mod reliability;
