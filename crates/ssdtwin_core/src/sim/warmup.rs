@@ -22,8 +22,11 @@ use crate::workload::Source;
 /// live sessions end where their input does, and flows that each have an `io_count` when every
 /// one has stopped (their counts include the warm-up's commands).
 fn host_bounded(workload: &Source, config: &crate::workload::params::WorkloadConfig) -> bool {
-    !matches!(workload, Source::Trace(_) | Source::Fio(_) | Source::External)
-        && !(matches!(workload, Source::Flows(_)) && crate::workload::flows::counted(config))
+    match workload {
+        Source::Trace(_) | Source::Fio(_) | Source::External => false,
+        Source::Flows(_) => !crate::workload::flows::counted(config),
+        _ => true,
+    }
 }
 
 impl Simulation {
