@@ -60,6 +60,8 @@ pub struct FioJob {
     pub placements: Vec<u16>,
     /// `fdp_pli_select=random`: each write draws its identifier (else in turn, `roundrobin`).
     pub placement_random: bool,
+    /// `zonemode=zbd` and its options (`zbd.rs`); `None`: zonemode none.
+    pub zbd: Option<super::zbd::ZbdOptions>,
 }
 
 /// A parsed job file.
