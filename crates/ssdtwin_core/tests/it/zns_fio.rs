@@ -55,7 +55,7 @@ fn assert_clean(scenario: &Scenario, report: &Report, host_bytes: u64) {
 
 #[test]
 fn a_sequential_job_over_its_region_three_times_resets_each_zone_once_per_later_pass() {
-    let job = "[log]\nzonemode=zbd\nrw=write\nbs=64k\nsize=48m\nio_size=144m\niodepth=4\n";
+    let job = "[log]\nzonemode=zbd\nrw=write\nbs=64k\nsize=48m\nio_size=144m\niodepth=32\n";
     let (scenario, report) = zoned_fio("zbd-passes", job, &[]);
     let zones = (48 << 20) / zone_bytes(&scenario);
     assert_eq!(zones, 8);
@@ -71,8 +71,10 @@ fn a_sequential_job_over_its_region_three_times_resets_each_zone_once_per_later_
 fn zone_resets_follow_the_threshold_and_frequency_countdown() {
     // 32 KiB writes over 8 zones (48 MiB); threshold 0.5: from the write that finds 24 MiB
     // written, every ⌊1/0.25⌋ = 4th write resets its zone first. The sequential job then stays
-    // in zone 4 (each reset rewinds it), so every reset finds data.
-    let job = "[gc]\nzonemode=zbd\nrw=write\nbs=32k\nsize=48m\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\niodepth=2\n";
+    // in zone 4 (each reset rewinds it), so every reset finds data. At iodepth 32 writes are
+    // still crossing the link when a reset is due: the reset waits until none is in flight
+    // (fio's io_u_quiesce; without it this run stalls).
+    let job = "[gc]\nzonemode=zbd\nrw=write\nbs=32k\nsize=48m\nzone_reset_threshold=0.5\nzone_reset_frequency=0.25\niodepth=32\n";
     let (scenario, report) = zoned_fio("zbd-threshold", job, &[]);
     let (size, bs): (u64, u64) = (48 << 20, 32 << 10);
     let writes = size / bs;
