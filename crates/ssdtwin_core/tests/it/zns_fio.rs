@@ -129,7 +129,11 @@ fn bad_zbd_options_are_refused_naming_option_and_drive_key() {
             &["zns.enabled=false"],
             &["zonemode=zbd", "zns.enabled = false", "job.fio:2"],
         ),
-        ("[a]\nzonemode=strided\nrw=write\n", &[], &["zonemode=strided", "allowed: none or zbd"]),
+        (
+            "[a]\nzonemode=strided\nrw=write\n",
+            &[],
+            &["zonemode=strided", "allowed: none or zbd"],
+        ),
         (
             "[a]\nzonemode=zbd\nzonesize=4m\nrw=write\n",
             &[],

@@ -84,7 +84,8 @@ pub fn parse(text: &str, path: &str, capacity: u64, ignore_unsupported: bool) ->
             Some((key, value)) => (key.trim(), Some(value.trim().to_string())),
             None => (line, None),
         };
-        if !SUPPORTED_OPTIONS.contains(&key) && !NO_EFFECT_OPTIONS.contains(&key) && !super::zbd::OPTIONS.contains(&key) {
+        if !SUPPORTED_OPTIONS.contains(&key) && !NO_EFFECT_OPTIONS.contains(&key) && !super::zbd::OPTIONS.contains(&key)
+        {
             unsupported.push(format!("`{key}` (line {number})"));
             continue;
         }

@@ -148,7 +148,12 @@ impl FioWorkload {
         if io.is_read && spec.read_fraction < 1.0 && !options.read_beyond_wp && !zbd.has_data() {
             // fio's zbd_adjust_ddir: a mixed job's read with nothing written is a write.
             io.is_read = false;
-            io.length = spec.write_sizes.iter().map(|(size, _)| *size).min().unwrap_or(io.length);
+            io.length = spec
+                .write_sizes
+                .iter()
+                .map(|(size, _)| *size)
+                .min()
+                .unwrap_or(io.length);
         }
         let (offset, length) = if !io.is_read {
             zbd.write(spec, io.offset, io.length, &mut stream.pending)
@@ -168,7 +173,11 @@ impl FioWorkload {
         };
         stream.bytes = stream.bytes + length - io.length;
         if !spec.random {
-            let end = if io.is_read { offset + length } else { zbd.after_write(offset + length) };
+            let end = if io.is_read {
+                offset + length
+            } else {
+                zbd.after_write(offset + length)
+            };
             stream.cursor = end - spec.offset;
         }
     }

@@ -68,7 +68,13 @@ pub(super) fn options(
     path: &str,
     size_of: &dyn Fn(&str, usize, &str) -> Result<u64, String>,
 ) -> Result<Option<ZbdOptions>, String> {
-    let last = |key: &str| settings.iter().rev().find(|(k, _, _)| k == key).map(|(_, v, l)| (v.as_deref(), *l));
+    let last = |key: &str| {
+        settings
+            .iter()
+            .rev()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, v, l)| (v.as_deref(), *l))
+    };
     let needs = |key: &str, line: usize| format!("{path}:{line}: `{key}` needs a value");
     let line = match last("zonemode") {
         None | Some((Some("none"), _)) => {
@@ -256,7 +262,8 @@ pub(super) fn setup(
             ));
         }
     }
-    let (region, threshold, frequency) = writer.map_or(((0, 0), 1.0, 0.0), |(_, offset, size, t, f)| ((offset, size), t, f));
+    let (region, threshold, frequency) =
+        writer.map_or(((0, 0), 1.0, 0.0), |(_, offset, size, t, f)| ((offset, size), t, f));
     // fio: the countdown starts at 1/f (an integer), and a reset restarts it.
     let every = if frequency > 0.0 { (1.0 / frequency) as u64 } else { 0 };
     let state = ZbdState {
@@ -310,13 +317,7 @@ impl ZbdState {
 
     /// A write of `length` bytes at `offset` of `job`, as fio places it: its commands (a reset
     /// first when one is due) join `out`; returns the (offset, length) written.
-    pub(super) fn write(
-        &mut self,
-        job: &FioJob,
-        offset: u64,
-        length: u64,
-        out: &mut VecDeque<Queued>,
-    ) -> (u64, u64) {
+    pub(super) fn write(&mut self, job: &FioJob, offset: u64, length: u64, out: &mut VecDeque<Queued>) -> (u64, u64) {
         let min_bs = min_size(&job.write_sizes);
         let mut zone = (offset / self.zone_bytes) as usize;
         if !self.write_zones.contains(&zone) {
