@@ -210,7 +210,7 @@ pub(super) fn setup(
             ));
         }
         for &(size, _) in job.read_sizes.iter().chain(job.write_sizes.iter()) {
-            if size % unit_bytes != 0 || size > zone_bytes {
+            if !size.is_multiple_of(unit_bytes) || size > zone_bytes {
                 return Err(format!(
                     "{path}: job `{}`: block size {size} with zonemode=zbd; allowed: a multiple of the logical block (ftl.mapping_unit, {unit_bytes} bytes) up to the zone size ({zone_bytes} bytes)",
                     job.name
@@ -219,7 +219,8 @@ pub(super) fn setup(
         }
         let smallest = min_size(&job.write_sizes);
         if job.read_fraction < 1.0
-            && (capacity % smallest != 0 || job.write_sizes.iter().any(|(size, _)| size % smallest != 0))
+            && (!capacity.is_multiple_of(smallest)
+                || job.write_sizes.iter().any(|(size, _)| !size.is_multiple_of(smallest)))
         {
             return Err(format!(
                 "{path}: job `{}`: with zonemode=zbd the write sizes must be multiples of the smallest ({smallest}) and the zone capacity ({capacity} bytes) a multiple of it",
