@@ -127,7 +127,8 @@ def zbd_scenario_file(tmp_path_factory) -> str:
     (folder / "log.fio").write_text(ZBD_JOB)
     head = SCENARIO[: SCENARIO.index("[workload]")]
     path = folder / "zbd.toml"
-    path.write_text(head + '[workload]\nkind = "fio"\nprecondition = "none"\n\n[workload.fio]\njob = "log.fio"\n')
+    workload = '[workload]\nkind = "fio"\nprecondition = "none"\n\n[workload.fio]\njob = "log.fio"\n'
+    path.write_text(head + workload)
     return str(path)
 
 
@@ -147,7 +148,8 @@ def test_an_fio_zbd_job_file_resets_each_zone_once_per_later_pass_with_waf_one(z
 def test_an_fio_zbd_job_file_on_a_conventional_drive_is_an_error_naming_both(zbd_scenario_file):
     process = cli("run", zbd_scenario_file, "--set", "zns.enabled=false", "--quiet")
     assert process.returncode != 0
-    assert "zonemode=zbd" in process.stderr and "zns.enabled = false" in process.stderr
+    assert "zonemode=zbd" in process.stderr
+    assert "zns.enabled = false" in process.stderr
     assert "Traceback" not in process.stderr
 
 
@@ -156,5 +158,7 @@ def test_the_zns_log_example_runs_without_refused_writes():
 
     data = ssdtwin.run(str(ROOT / "examples" / "zns_log.scenario.toml")).to_dict()
     zns = data["zns"]
-    assert zns["rejected_writes"] == 0 and zns["errored_commands"] == 0
-    assert zns["zone_resets"] > 0 and zns["open_zones_max"] <= 4
+    assert zns["rejected_writes"] == 0
+    assert zns["errored_commands"] == 0
+    assert zns["zone_resets"] > 0
+    assert zns["open_zones_max"] <= 4
