@@ -43,7 +43,7 @@ mod tests;
 pub mod values;
 pub mod zbd;
 
-pub use job::{FioDistribution, FioFile, FioJob, MAX_JOBS};
+pub use job::{FioDistribution, FioFile, FioJob, ZbdOptions, MAX_JOBS};
 pub use parse::parse;
 pub use stream::{FioIo, FioWorkload};
 pub use values::parse_size;

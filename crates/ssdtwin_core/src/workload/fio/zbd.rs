@@ -30,7 +30,7 @@
 
 use std::collections::VecDeque;
 
-use super::job::{FioJob, FioTrim};
+use super::job::{FioJob, FioTrim, ZbdOptions};
 use crate::ftl::zoned::{ZoneAction, ZoneLimits, ZoneOp};
 use crate::host::command::CommandSpec;
 
@@ -44,20 +44,6 @@ pub(super) const OPTIONS: [&str; 7] = [
     "zone_reset_frequency",
     "read_beyond_wp",
 ];
-
-/// A job's `zonemode=zbd` options; sizes in bytes, with the line each was given on.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ZbdOptions {
-    /// The line of `zonemode=zbd`.
-    pub line: usize,
-    pub zone_size: Option<(u64, usize)>,
-    pub zone_capacity: Option<(u64, usize)>,
-    /// 0: the drive's `zns.max_open`.
-    pub max_open_zones: Option<(u64, usize)>,
-    pub reset_threshold: f64,
-    pub reset_frequency: f64,
-    pub read_beyond_wp: bool,
-}
 
 type Setting = (String, Option<String>, usize);
 
