@@ -428,3 +428,19 @@ fn a_zbd_read_job_with_nothing_written_ends_and_a_mixed_job_writes_first() {
     let first = mixed.next(0, Time::ZERO).unwrap();
     assert!(!first.is_read, "fio's zbd_adjust_ddir: the first I/O writes");
 }
+
+#[test]
+fn zbd_ignores_zonecapacity_and_aligns_a_writer_s_region_to_zones_with_notes() {
+    // Zones of 256 KiB with 192 KiB capacity (zbd_stream): fio takes the device's capacity, and
+    // rounds a writer's offset up and its end down to zone boundaries.
+    let job = "[j]\nzonemode=zbd\nrw=write\nzonecapacity=128k\noffset=100k\nsize=600k\n";
+    let workload = zbd_stream(job, 8);
+    let notes = workload.warnings.join("\n");
+    assert!(notes.contains("z.fio:4: zonecapacity=131072 ignored"), "{notes}");
+    assert!(
+        notes.contains("offset 102400 -> 262144, size 614400 -> 262144"),
+        "{notes}"
+    );
+    let job = workload.jobs().next().unwrap();
+    assert_eq!((job.offset, job.size), (256 << 10, 256 << 10));
+}
