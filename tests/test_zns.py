@@ -106,3 +106,59 @@ def test_the_html_page_has_a_zoned_namespace_section_with_the_zone_counters(repo
     assert f'data-value="{zns["open_zones_max"]!r}"' in section
     # Not shown again among the report fields the page does not know.
     assert "zns.zone_resets" not in page
+
+
+# An fio job file with zonemode=zbd on the drive above: sequential 64 KiB writes over a region of
+# 4 zones (64 MiB), three times over (io_size). fio resets a full zone before writing it again:
+# each of the 4 zones once in each of the 2 later passes.
+ZBD_JOB = """[log]
+zonemode=zbd
+rw=write
+bs=64k
+size=64m
+io_size=192m
+iodepth=8
+"""
+
+
+@pytest.fixture(scope="module")
+def zbd_scenario_file(tmp_path_factory) -> str:
+    folder = tmp_path_factory.mktemp("zbd")
+    (folder / "log.fio").write_text(ZBD_JOB)
+    head = SCENARIO[: SCENARIO.index("[workload]")]
+    path = folder / "zbd.toml"
+    workload = '[workload]\nkind = "fio"\nprecondition = "none"\n\n[workload.fio]\njob = "log.fio"\n'
+    path.write_text(head + workload)
+    return str(path)
+
+
+def test_an_fio_zbd_job_file_resets_each_zone_once_per_later_pass_with_waf_one(zbd_scenario_file):
+    data = ssdtwin.run(zbd_scenario_file).to_dict()
+    zns = data["zns"]
+    zone_mib, region_mib, passes = 16, 64, 3
+    assert zns["zone_resets"] == region_mib // zone_mib * (passes - 1)
+    assert zns["lbas_written"] * 4096 == passes * region_mib << 20
+    assert zns["rejected_writes"] == 0
+    assert data["waf"] == 1.0
+    process = cli("run", zbd_scenario_file, "--json", "-", "--quiet")
+    assert process.returncode == 0, process.stderr
+    assert json.loads(process.stdout)["zns"] == zns
+
+
+def test_an_fio_zbd_job_file_on_a_conventional_drive_is_an_error_naming_both(zbd_scenario_file):
+    process = cli("run", zbd_scenario_file, "--set", "zns.enabled=false", "--quiet")
+    assert process.returncode != 0
+    assert "zonemode=zbd" in process.stderr
+    assert "zns.enabled = false" in process.stderr
+    assert "Traceback" not in process.stderr
+
+
+def test_the_zns_log_example_runs_without_refused_writes():
+    from conftest import ROOT
+
+    data = ssdtwin.run(str(ROOT / "examples" / "zns_log.scenario.toml")).to_dict()
+    zns = data["zns"]
+    assert zns["rejected_writes"] == 0
+    assert zns["errored_commands"] == 0
+    assert zns["zone_resets"] > 0
+    assert zns["open_zones_max"] <= 4

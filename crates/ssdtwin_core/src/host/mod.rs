@@ -191,13 +191,14 @@ impl Host {
             .collect();
     }
 
-    /// A closed-loop job that may submit now (round robin among them), if any.
-    pub fn ready_job(&mut self) -> Option<u32> {
+    /// A closed-loop job that may submit now (round robin among them), if any; a job whose next
+    /// command must wait for its commands in flight (`quiesce`) waits until it has none.
+    pub fn ready_job(&mut self, mut quiesce: impl FnMut(u32) -> bool) -> Option<u32> {
         let count = self.jobs.len();
         for step in 0..count {
             let index = (self.next_job + step) % count;
             let job = &self.jobs[index];
-            if !job.done && job.outstanding < job.queue_depth {
+            if !job.done && job.outstanding < job.queue_depth && (job.outstanding == 0 || !quiesce(index as u32)) {
                 self.next_job = (index + 1) % count;
                 return Some(index as u32);
             }

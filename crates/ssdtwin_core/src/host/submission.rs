@@ -21,6 +21,12 @@ pub trait CommandSource {
     /// arrival time; `None` when the job (or the whole source) has no more. `Err` is an input
     /// error (a malformed trace line) that ends the run.
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String>;
+
+    /// Whether closed-loop `job`'s next command must wait until the job has nothing in flight
+    /// (fio's `io_u_quiesce` before a zone reset with `zonemode=zbd`). Default: never.
+    fn quiesce(&mut self, _job: u32, _now: Time) -> bool {
+        false
+    }
 }
 
 /// Appends to a live session's log; out of line, so runs pay one test per command.
@@ -110,7 +116,8 @@ impl Host {
                 if !self.more_to_issue(cx.now) {
                     return;
                 }
-                match self.ready_job() {
+                let now = cx.now;
+                match self.ready_job(|job| source.quiesce(job, now)) {
                     Some(job) => Some(job),
                     None => return,
                 }

@@ -261,6 +261,9 @@ impl Simulation {
                     .map(|zoned| (zoned.flash.zones.limits(), zoned.flash.zones.len())),
             )?
         };
+        if let Source::Trace(trace) = &mut workload {
+            trace.placement_handles(scenario.fdp.handles);
+        }
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);
         if let Source::Fio(fio) = &mut workload {
             let classed = jobs.iter().filter(|job| job.priority != Priority::Medium).count();

@@ -86,6 +86,9 @@ impl Source {
                         .keep_only(only as usize)
                         .map_err(|message| ConfigError::new("workload.fio.only_job", message))?;
                 }
+                workload
+                    .zoned(path, zones)
+                    .map_err(|message| ConfigError::new("workload.fio.job", message))?;
                 Source::Fio(workload)
             }
             WorkloadKind::Iiot => Source::Iiot(iiot::Iiot::new(&config.iiot, unit_bytes, u64::from(span_units), rng)),
@@ -217,5 +220,12 @@ impl crate::host::submission::CommandSource for Source {
     #[inline]
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         self.next(job, now)
+    }
+
+    fn quiesce(&mut self, job: u32, now: Time) -> bool {
+        match self {
+            Source::Fio(workload) => workload.quiesce(job as usize, now),
+            _ => false,
+        }
     }
 }

@@ -322,6 +322,16 @@ pub enum BlkparseEvent {
     Complete,
 }
 
+/// Where a trace's writes get their FDP placement identifier (`workload.trace.placement`).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TracePlacement {
+    /// None: every write goes to handle 0.
+    None,
+    /// The format's device column: SPC's ASU, MSR's DiskNumber, DiskSim's device number.
+    Device,
+}
+
 /// `[workload.trace]`: replay of a block trace.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -352,6 +362,10 @@ pub struct TraceConfig {
     pub time_unit: Duration,
     /// blkparse event taken as a request: `queue` (Q) or `complete` (C).
     pub blkparse_event: BlkparseEvent,
+    /// `device`: each write's FDP placement identifier is its device column (SPC ASU, MSR
+    /// DiskNumber, DiskSim device; needs `fdp.enabled`, values below `fdp.handles`; blkparse and
+    /// fio_iolog have no such column). Default `none` (handle 0).
+    pub placement: TracePlacement,
 }
 
 impl Default for TraceConfig {
@@ -369,6 +383,7 @@ impl Default for TraceConfig {
             lenient: false,
             time_unit: Duration::from_nanos(1),
             blkparse_event: BlkparseEvent::Queue,
+            placement: TracePlacement::None,
         }
     }
 }

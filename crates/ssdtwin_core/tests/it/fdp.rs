@@ -245,3 +245,100 @@ fn bad_fdp_keys_are_named_with_what_is_allowed() {
         "{error}"
     );
 }
+
+/// An SPC trace of two ASUs: ASU 0 rewrites a hot 1 MiB again and again (short-lived data), ASU 1
+/// writes 24 MiB once (long-lived), interleaved, with reads of ASU 1 between; sizes of 4 to 32
+/// KiB, 4 KiB aligned. Returns the text and the bytes each ASU writes.
+fn two_asu_trace() -> (String, [u64; 2]) {
+    let mut lines = Vec::new();
+    let mut written = [0u64; 2];
+    let (mut hot, mut cold) = (0u64, 0u64);
+    for step in 0u64..4000 {
+        let size = 4096 * (1 + step % 8);
+        let time = step as f64 * 1e-5;
+        if step % 3 == 2 {
+            // ASU 1, sequential, 24 MiB at most.
+            if cold + size <= 24 << 20 {
+                lines.push(format!("1,{},{size},w,{time:.6}", (16 << 20) / 512 + cold / 512));
+                written[1] += size;
+                cold += size;
+            } else {
+                lines.push(format!("1,{},4096,r,{time:.6}", (16 << 20) / 512));
+            }
+        } else {
+            if hot + size > 1 << 20 {
+                hot = 0;
+            }
+            lines.push(format!("0,{},{size},W,{time:.6}", hot / 512));
+            written[0] += size;
+            hot += size;
+        }
+    }
+    (lines.join("\n") + "\n", written)
+}
+
+fn trace_scenario(dir: &std::path::Path, trace: &str, settings: &[&str]) -> Result<Scenario, String> {
+    let path = dir.join("two.spc");
+    std::fs::write(&path, trace).unwrap();
+    let path_key = format!("workload.trace.path=\"{}\"", path.display());
+    let mut all = vec![
+        "fdp.enabled=true",
+        "fdp.handles=4",
+        "workload.precondition=none",
+        "ftl.gc_pacing=threshold",
+        "workload.kind=\"trace\"",
+        "workload.trace.format=\"spc\"",
+        "workload.trace.replay=\"as_fast_as_possible\"",
+        "workload.trace.placement=\"device\"",
+        path_key.as_str(),
+    ];
+    all.extend_from_slice(settings);
+    let overrides: Vec<Override> = all.iter().map(|text| Override::parse(text).unwrap()).collect();
+    load(
+        &ScenarioSource::Text {
+            toml: crate::BASE.to_string(),
+            base_dir: dir.to_path_buf(),
+        },
+        &overrides,
+    )
+    .map_err(|error| error.to_string())
+}
+
+#[test]
+fn an_spc_trace_s_asus_write_to_their_own_handles_byte_for_byte() {
+    let dir = crate::folder("fdp-trace-asu");
+    let (trace, written) = two_asu_trace();
+    let report = run(&trace_scenario(&dir, &trace, &[]).unwrap());
+    let fdp = report.fdp.as_ref().expect("an fdp block");
+    let bytes: Vec<u64> = fdp.handles.iter().map(|handle| handle.host_bytes).collect();
+    assert_eq!(bytes, [written[0], written[1], 0, 0]);
+    assert!(written[0] > written[1], "the hot ASU writes more");
+    // Without the key every write is handle 0's.
+    let plain = run(&trace_scenario(&dir, &trace, &["workload.trace.placement=\"none\""]).unwrap());
+    let handles = &plain.fdp.as_ref().unwrap().handles;
+    assert_eq!(handles[0].host_bytes, written[0] + written[1]);
+}
+
+#[test]
+fn trace_placement_errors_name_the_line_the_key_and_what_is_allowed() {
+    let dir = crate::folder("fdp-trace-errors");
+    let trace = "0,0,4096,w,0.0\n5,8,4096,w,0.1\n";
+    let scenario = trace_scenario(&dir, trace, &[]).unwrap();
+    let error = ssdtwin_core::run(&scenario, &mut |_| true).unwrap_err().to_string();
+    assert!(
+        error.contains("two.spc:2")
+            && error.contains("device 5")
+            && error.contains("allowed: 0 to 3 (fdp.handles = 4)"),
+        "{error}"
+    );
+    for (settings, wanted) in [
+        (&["workload.trace.format=\"blkparse\""][..], "no device column"),
+        (&["fdp.enabled=false"][..], "with fdp.enabled = false"),
+    ] {
+        let error = trace_scenario(&dir, trace, settings).unwrap_err();
+        assert!(
+            error.contains("workload.trace.placement") && error.contains(wanted),
+            "{error}"
+        );
+    }
+}

@@ -51,6 +51,7 @@ mod trim;
 mod warmup;
 mod workloads;
 mod zns;
+mod zns_fio;
 
 use std::path::PathBuf;
 

@@ -9,6 +9,7 @@ use crate::sim::scenario::Scenario;
 /// `[fdp]`, checked only when enabled: the keys' ranges, page mapping, and the flows' placement
 /// identifiers within the handles.
 pub(super) fn fdp(scenario: &Scenario) -> Result<(), ConfigError> {
+    trace_placement(scenario)?;
     for (index, flow) in scenario.workload.flows.iter().enumerate() {
         let Some(placement) = flow.placement else {
             continue;
@@ -80,6 +81,49 @@ pub(super) fn fdp(scenario: &Scenario) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             "fdp.enabled",
             "true with slc_cache.enabled is not simulated yet; allowed: slc_cache.enabled = false",
+        ));
+    }
+    Ok(())
+}
+
+/// `workload.trace.placement = "device"`: only on a trace replay (not a flow's trace: a flow has
+/// its own `placement`), a format with a device column, and FDP on.
+fn trace_placement(scenario: &Scenario) -> Result<(), ConfigError> {
+    use crate::workload::params::{TraceFormat, TracePlacement, WorkloadKind};
+    let workload = &scenario.workload;
+    for (index, flow) in workload.flows.iter().enumerate() {
+        if flow
+            .trace
+            .as_ref()
+            .is_some_and(|trace| trace.placement != TracePlacement::None)
+        {
+            return Err(ConfigError::new(
+                format!("workload.flows[{index}].trace.placement"),
+                "\"device\" in a flow's trace; allowed: \"none\" (a flow's writes take the flow's own placement key)",
+            ));
+        }
+    }
+    let trace = &workload.trace;
+    if trace.placement == TracePlacement::None || workload.kind != WorkloadKind::Trace {
+        return Ok(());
+    }
+    let no_column = match trace.format {
+        TraceFormat::Blkparse => Some("blkparse"),
+        TraceFormat::FioIolog => Some("fio_iolog"),
+        _ => None,
+    };
+    if let Some(format) = no_column {
+        return Err(ConfigError::new(
+            "workload.trace.placement",
+            format!(
+                "\"device\" with workload.trace.format = \"{format}\", which has no device column to map; allowed: \"none\", or a format with one: spc (ASU), msr (DiskNumber), disksim (device)"
+            ),
+        ));
+    }
+    if !scenario.fdp.enabled {
+        return Err(ConfigError::new(
+            "workload.trace.placement",
+            "\"device\" with fdp.enabled = false; allowed: \"none\", or set fdp.enabled = true",
         ));
     }
     Ok(())

@@ -60,6 +60,22 @@ pub struct FioJob {
     pub placements: Vec<u16>,
     /// `fdp_pli_select=random`: each write draws its identifier (else in turn, `roundrobin`).
     pub placement_random: bool,
+    /// `zonemode=zbd` and its options (`zbd.rs`); `None`: zonemode none.
+    pub zbd: Option<ZbdOptions>,
+}
+
+/// A job's `zonemode=zbd` options; sizes in bytes, with the line each was given on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ZbdOptions {
+    /// The line of `zonemode=zbd`.
+    pub line: usize,
+    pub zone_size: Option<(u64, usize)>,
+    pub zone_capacity: Option<(u64, usize)>,
+    /// 0: the drive's `zns.max_open`.
+    pub max_open_zones: Option<(u64, usize)>,
+    pub reset_threshold: f64,
+    pub reset_frequency: f64,
+    pub read_beyond_wp: bool,
 }
 
 /// A parsed job file.

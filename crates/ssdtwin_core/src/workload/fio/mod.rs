@@ -27,8 +27,13 @@
 //! HOWTO: "trims alternating with writes, with trims preceding writes to the same locations at
 //! their respective block sizes".
 //!
+//! `zonemode=zbd` (`zonesize`, `zonecapacity`, `max_open_zones`, `zone_reset_threshold`,
+//! `zone_reset_frequency`, `read_beyond_wp`) runs jobs on a zoned namespace as fio does on a
+//! zoned block device: `zbd.rs`.
+//!
 //! Files: `job.rs` the parsed jobs, `parse.rs` the job-file parser, `values.rs` fio's value
-//! syntax (sizes, times, `bssplit`, distributions), `stream.rs` the command streams.
+//! syntax (sizes, times, `bssplit`, distributions), `stream.rs` the command streams, `zbd.rs`
+//! zonemode=zbd.
 
 pub mod job;
 pub mod parse;
@@ -36,8 +41,9 @@ pub mod stream;
 #[cfg(test)]
 mod tests;
 pub mod values;
+pub mod zbd;
 
-pub use job::{FioDistribution, FioFile, FioJob, MAX_JOBS};
+pub use job::{FioDistribution, FioFile, FioJob, ZbdOptions, MAX_JOBS};
 pub use parse::parse;
 pub use stream::{FioIo, FioWorkload};
 pub use values::parse_size;

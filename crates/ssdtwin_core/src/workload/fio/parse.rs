@@ -84,7 +84,8 @@ pub fn parse(text: &str, path: &str, capacity: u64, ignore_unsupported: bool) ->
             Some((key, value)) => (key.trim(), Some(value.trim().to_string())),
             None => (line, None),
         };
-        if !SUPPORTED_OPTIONS.contains(&key) && !NO_EFFECT_OPTIONS.contains(&key) {
+        if !SUPPORTED_OPTIONS.contains(&key) && !NO_EFFECT_OPTIONS.contains(&key) && !super::zbd::OPTIONS.contains(&key)
+        {
             unsupported.push(format!("`{key}` (line {number})"));
             continue;
         }
@@ -106,9 +107,10 @@ pub fn parse(text: &str, path: &str, capacity: u64, ignore_unsupported: bool) ->
             warnings.push(format!("{path}: unsupported fio options ignored: {list}"));
         } else {
             return Err(format!(
-                "{path}: unsupported fio options: {list}; the supported subset is {} (and {} without effect); \
+                "{path}: unsupported fio options: {list}; the supported subset is {}, {} (and {} without effect); \
                  set workload.fio.ignore_unsupported = true to ignore them",
                 SUPPORTED_OPTIONS.join(", "),
+                super::zbd::OPTIONS.join(", "),
                 NO_EFFECT_OPTIONS.join(", ")
             ));
         }
@@ -364,6 +366,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
     };
     let priority = super::job::priority_of(prioclass, prio);
     let (placements, placement_random) = placement_options(settings, path)?;
+    let zbd = super::zbd::options(settings, path, &size_of)?;
     let job = FioJob {
         name: job_name,
         read_fraction,
@@ -385,6 +388,7 @@ fn build_job(name: &str, settings: &[&Setting], path: &str, capacity: u64) -> Re
         priority,
         placements,
         placement_random,
+        zbd,
     };
     Ok((job, numjobs))
 }

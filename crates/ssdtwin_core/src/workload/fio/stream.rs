@@ -1,7 +1,10 @@
 //! The command streams of a fio job file: one closed-loop generator per job, each with its
 //! offsets, sizes, read/write/trim mix and end condition as its options say.
 
+use std::collections::VecDeque;
+
 use super::job::{FioDistribution, FioFile, FioJob, FioTrim};
+use super::zbd::{Queued, ZbdState};
 use crate::base::rng::Rng;
 use crate::base::time::Time;
 use crate::host::command::CommandSpec;
@@ -36,6 +39,10 @@ struct JobStream {
     /// `random` (its own stream: the I/O stream is the same with and without FDP).
     placed: usize,
     placement_rng: Rng,
+    /// `zonemode=zbd`: commands made and not yet sent, and whether the job ended (no data to
+    /// read).
+    pending: VecDeque<Queued>,
+    ended: bool,
 }
 
 /// All jobs of a job file, each generating its own stream.
@@ -44,6 +51,8 @@ pub struct FioWorkload {
     streams: Vec<JobStream>,
     unit_bytes: u64,
     pub warnings: Vec<String>,
+    /// The zones as the `zonemode=zbd` jobs issued to them.
+    zbd: Option<ZbdState>,
 }
 
 impl FioWorkload {
@@ -79,6 +88,8 @@ impl FioWorkload {
                     unsynced: 0,
                     placed: 0,
                     placement_rng: Rng::stream(seed, &format!("fio.{index}.fdp")),
+                    pending: VecDeque::new(),
+                    ended: false,
                 }
             })
             .collect();
@@ -86,7 +97,111 @@ impl FioWorkload {
             streams,
             unit_bytes,
             warnings: file.warnings,
+            zbd: None,
         }
+    }
+
+    /// Sets up the `zonemode=zbd` jobs on the zoned namespace `zones` (its limits and zone
+    /// count; `None`: not zoned); an error names the job file `path`, its line and the drive's key.
+    pub fn zoned(&mut self, path: &str, zones: Option<(crate::ftl::zoned::ZoneLimits, usize)>) -> Result<(), String> {
+        let mut jobs: Vec<FioJob> = self.streams.iter().map(|stream| stream.job.clone()).collect();
+        let (state, notes) = super::zbd::setup(&mut jobs, path, self.unit_bytes, zones)?;
+        for (stream, job) in self.streams.iter_mut().zip(jobs) {
+            stream.job = job;
+        }
+        self.warnings.extend(notes);
+        self.zbd = state;
+        Ok(())
+    }
+
+    /// Zone resets the `zonemode=zbd` jobs sent.
+    pub fn zone_resets(&self) -> u64 {
+        self.zbd.as_ref().map_or(0, |zbd| zbd.resets)
+    }
+
+    fn is_zbd(&self, job: usize) -> bool {
+        self.zbd.is_some() && self.streams[job].job.zbd.is_some()
+    }
+
+    /// Whether `job`'s next command waits for the job's commands in flight (a zone reset and
+    /// the write after it, `zonemode=zbd`).
+    pub fn quiesce(&mut self, job: usize, now: Time) -> bool {
+        if !self.is_zbd(job) {
+            return false;
+        }
+        if self.streams[job].pending.is_empty() {
+            self.fill_zbd(job, now);
+        }
+        self.streams[job].pending.front().is_some_and(|(_, wait)| *wait)
+    }
+
+    /// Makes `job`'s next I/O as `zonemode=zbd` places it (`zbd.rs`).
+    fn fill_zbd(&mut self, job: usize, now: Time) {
+        let Some(mut io) = self.next_io(job, now) else {
+            return;
+        };
+        let unit_bytes = self.unit_bytes;
+        let zbd = self.zbd.as_mut().expect("a zbd job");
+        let stream = &mut self.streams[job];
+        let spec = &stream.job;
+        let options = spec.zbd.as_ref().expect("a zbd job");
+        if io.is_read && spec.read_fraction < 1.0 && !options.read_beyond_wp && !zbd.has_data() {
+            // fio's zbd_adjust_ddir: a mixed job's read with nothing written is a write.
+            io.is_read = false;
+            io.length = spec
+                .write_sizes
+                .iter()
+                .map(|(size, _)| *size)
+                .min()
+                .unwrap_or(io.length);
+        }
+        let (offset, length) = if !io.is_read {
+            zbd.write(spec, io.offset, io.length, &mut stream.pending)
+        } else {
+            let placed = if options.read_beyond_wp {
+                Some((io.offset, io.length))
+            } else {
+                zbd.read(spec, io.offset, io.length)
+            };
+            let Some((offset, length)) = placed else {
+                stream.ended = true;
+                return;
+            };
+            let command = CommandSpec::bytes_range(true, offset, length, unit_bytes);
+            stream.pending.push_back((command, false));
+            (offset, length)
+        };
+        stream.bytes = stream.bytes + length - io.length;
+        if !spec.random {
+            let end = if io.is_read {
+                offset + length
+            } else {
+                zbd.after_write(offset + length)
+            };
+            stream.cursor = end - spec.offset;
+        }
+    }
+
+    /// The next command of zbd `job` at `now`.
+    fn next_zbd(&mut self, job: usize, now: Time) -> Option<CommandSpec> {
+        let stream = &mut self.streams[job];
+        if stream.job.runtime.is_some_and(|runtime| now >= Time::ZERO + runtime) {
+            return None;
+        }
+        if stream.job.fsync > 0 && stream.unsynced >= stream.job.fsync {
+            stream.unsynced = 0;
+            return Some(CommandSpec::flush());
+        }
+        if stream.pending.is_empty() {
+            self.fill_zbd(job, now);
+        }
+        let stream = &mut self.streams[job];
+        let (mut command, _) = stream.pending.pop_front()?;
+        if !command.is_read && command.zone == crate::ftl::zoned::ZoneOp::None {
+            stream.unsynced += 1;
+            command.placement = stream.placement();
+        }
+        Some(command)
     }
 
     /// Keeps only the job at `index` of the file (its random stream is the one it has among all
@@ -132,6 +247,9 @@ impl FioWorkload {
     pub fn next_io(&mut self, job: usize, now: Time) -> Option<FioIo> {
         let stream = &mut self.streams[job];
         let spec = &stream.job;
+        if stream.ended {
+            return None;
+        }
         if let Some(runtime) = spec.runtime {
             if now >= Time::ZERO + runtime {
                 return None;
@@ -242,6 +360,9 @@ impl FioWorkload {
 
     /// The next command of `job` at `now`, in mapping units.
     pub fn next(&mut self, job: usize, now: Time) -> Option<CommandSpec> {
+        if self.is_zbd(job) {
+            return self.next_zbd(job, now);
+        }
         let stream = &mut self.streams[job];
         if stream.job.fsync > 0 && stream.unsynced >= stream.job.fsync {
             stream.unsynced = 0;
@@ -253,20 +374,30 @@ impl FioWorkload {
         }
         if !io.trim {
             let mut command = CommandSpec::bytes_range(io.is_read, io.offset, io.length, self.unit_bytes);
-            let stream = &mut self.streams[job];
-            if !io.is_read && !stream.job.placements.is_empty() {
-                let choices = stream.job.placements.len();
-                let index = if stream.job.placement_random {
-                    stream.placement_rng.below(choices as u64) as usize
-                } else {
-                    stream.placed % choices
-                };
-                stream.placed += 1;
-                command.placement = stream.job.placements[index];
+            if !io.is_read {
+                command.placement = self.streams[job].placement();
             }
             return Some(command);
         }
         let (first, units) = crate::host::command::units_of(io.offset, io.length, self.unit_bytes, true);
         Some(CommandSpec::io(false, true, first as u32, units as u32))
+    }
+}
+
+impl JobStream {
+    /// The FDP placement identifier of the job's next write (`fdp_pli`, `fdp_pli_select`); 0
+    /// without `fdp=1`.
+    fn placement(&mut self) -> u16 {
+        if self.job.placements.is_empty() {
+            return 0;
+        }
+        let choices = self.job.placements.len();
+        let index = if self.job.placement_random {
+            self.placement_rng.below(choices as u64) as usize
+        } else {
+            self.placed % choices
+        };
+        self.placed += 1;
+        self.job.placements[index]
     }
 }

@@ -323,3 +323,124 @@ fn fdp_placement_identifiers_go_to_writes_in_turn_or_at_random() {
         assert!(error.contains(named), "{error}");
     }
 }
+
+/// A zoned namespace of `zones` zones of 64 logical blocks (256 KiB), capacity 48 (192 KiB),
+/// at most 4 open.
+fn zbd_stream(job: &str, zones: usize) -> FioWorkload {
+    use crate::ftl::zoned::ZoneLimits;
+    let limits = ZoneLimits {
+        zone_size: 64,
+        zone_capacity: 48,
+        max_open: 4,
+        max_active: 4,
+    };
+    let capacity = zones as u64 * 64 * 4096;
+    let mut workload = FioWorkload::new(parse(job, "z.fio", capacity, false).unwrap(), 4096, 7);
+    workload.zoned("z.fio", Some((limits, zones))).unwrap();
+    workload
+}
+
+#[test]
+fn zbd_writes_land_at_write_pointers_reads_within_written_data_and_few_zones_are_open() {
+    use crate::ftl::zoned::{ZoneAction, ZoneOp};
+    let job = "[j]\nzonemode=zbd\nrw=randrw\nrwmixread=40\nbssplit=4k/50:16k/50\nmax_open_zones=3\nnumber_ios=4000\n";
+    let mut workload = zbd_stream(job, 8);
+    // The zones as a drive would see the commands in order (units of 4 KiB).
+    let mut wp = [0u32; 8];
+    let (mut writes, mut reads, mut resets) = (0, 0, 0);
+    while let Some(command) = workload.next(0, Time::ZERO) {
+        let zone = (command.first_unit / 64) as usize;
+        let offset = command.first_unit % 64;
+        match command.zone {
+            ZoneOp::Send(ZoneAction::Reset) => {
+                assert_eq!(offset, 0);
+                assert!(wp[zone] > 0, "a reset of an empty zone is not sent");
+                wp[zone] = 0;
+                resets += 1;
+            }
+            ZoneOp::None if command.is_read => {
+                assert!(offset + command.units <= wp[zone], "a read beyond the write pointer");
+                reads += 1;
+            }
+            ZoneOp::None => {
+                assert_eq!(offset, wp[zone], "a write off the write pointer");
+                assert!(offset + command.units <= 48, "a write beyond the zone capacity");
+                wp[zone] += command.units;
+                writes += 1;
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        let open = wp.iter().filter(|&&w| w > 0 && w < 48).count();
+        assert!(open <= 3, "{open} zones open, max_open_zones=3");
+    }
+    // 4000 I/Os (resets are not I/Os): 60% writes of 10 KiB on average over 1.5 MiB of capacity.
+    assert_eq!(writes + reads, 4000);
+    assert!(resets > 10 && reads > 1000, "{resets} resets, {reads} reads");
+    assert_eq!(workload.zone_resets(), resets);
+}
+
+#[test]
+fn zbd_option_errors_name_the_option_and_what_is_allowed() {
+    for (job, named) in [
+        (
+            "[j]\nzonemode=strided\n",
+            "`zonemode=strided` is not supported; allowed: none or zbd",
+        ),
+        (
+            "[j]\nzonemode=zbd\nzone_reset_threshold=1.5\n",
+            "z.fio:3: `zone_reset_threshold=1.5` is not valid; allowed: a number from 0 to 1",
+        ),
+        (
+            "[j]\nmax_open_zones=2\n",
+            "z.fio:2: `max_open_zones` needs zonemode=zbd",
+        ),
+        (
+            "[j]\nzonemode=zbd\nread_beyond_wp=2\n",
+            "`read_beyond_wp=2` is not valid",
+        ),
+    ] {
+        let error = parse(job, "z.fio", GIB, false).unwrap_err();
+        assert!(error.contains(named), "{job}: {error}");
+    }
+    let two_writers = "[global]\nzonemode=zbd\nrw=write\n[a]\n[b]\n";
+    let file = parse(two_writers, "z.fio", 8 * 64 * 4096, false).unwrap();
+    let mut workload = FioWorkload::new(file, 4096, 1);
+    let limits = crate::ftl::zoned::ZoneLimits {
+        zone_size: 64,
+        zone_capacity: 64,
+        max_open: 4,
+        max_active: 4,
+    };
+    let error = workload.zoned("z.fio", Some((limits, 8))).unwrap_err();
+    assert!(error.contains("jobs `a` and `b` both write"), "{error}");
+    let trims = parse("[t]\nzonemode=zbd\nrw=trim\n", "z.fio", 8 * 64 * 4096, false).unwrap();
+    let error = FioWorkload::new(trims, 4096, 1)
+        .zoned("z.fio", Some((limits, 8)))
+        .unwrap_err();
+    assert!(error.contains("trims with zonemode=zbd"), "{error}");
+}
+
+#[test]
+fn a_zbd_read_job_with_nothing_written_ends_and_a_mixed_job_writes_first() {
+    let mut reader = zbd_stream("[r]\nzonemode=zbd\nrw=randread\n", 4);
+    assert_eq!(reader.next(0, Time::ZERO), None, "fio: no zone holds data to read");
+    let mut mixed = zbd_stream("[m]\nzonemode=zbd\nrw=randrw\nrwmixread=90\nnumber_ios=10\n", 4);
+    let first = mixed.next(0, Time::ZERO).unwrap();
+    assert!(!first.is_read, "fio's zbd_adjust_ddir: the first I/O writes");
+}
+
+#[test]
+fn zbd_ignores_zonecapacity_and_aligns_a_writer_s_region_to_zones_with_notes() {
+    // Zones of 256 KiB with 192 KiB capacity (zbd_stream): fio takes the device's capacity, and
+    // rounds a writer's offset up and its end down to zone boundaries.
+    let job = "[j]\nzonemode=zbd\nrw=write\nzonecapacity=128k\noffset=100k\nsize=600k\n";
+    let workload = zbd_stream(job, 8);
+    let notes = workload.warnings.join("\n");
+    assert!(notes.contains("z.fio:4: zonecapacity=131072 ignored"), "{notes}");
+    assert!(
+        notes.contains("offset 102400 -> 262144, size 614400 -> 262144"),
+        "{notes}"
+    );
+    let job = workload.jobs().next().unwrap();
+    assert_eq!((job.offset, job.size), (256 << 10, 256 << 10));
+}

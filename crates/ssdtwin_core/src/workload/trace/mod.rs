@@ -22,7 +22,7 @@ pub mod timing;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 
-use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat};
+use super::params::{AddressMap, BlkparseEvent, OperationFilter, TraceConfig, TraceFormat, TracePlacement};
 use crate::base::time::Time;
 use crate::host::command::{gaps_of, units_of, CommandSpec};
 pub use record::TraceRecord;
@@ -196,6 +196,9 @@ pub struct TraceSource {
     limit: u64,
     issued: u64,
     clock: Box<timing::Clock>,
+    /// `placement = "device"`: writes carry their device column as placement identifier, below
+    /// this many handles (`fdp.handles`, set by `placement_handles`).
+    placement: Option<u16>,
 }
 
 impl TraceSource {
@@ -223,7 +226,16 @@ impl TraceSource {
             limit: config.limit,
             issued: 0,
             clock: timing::Clock::boxed(config),
+            placement: (config.placement == TracePlacement::Device).then_some(u16::MAX),
         })
+    }
+
+    /// With `placement = "device"`: the drive's reclaim unit handles (`fdp.handles`); a device
+    /// value at or above it is an error naming the line.
+    pub fn placement_handles(&mut self, handles: u16) {
+        if self.placement.is_some() {
+            self.placement = Some(handles);
+        }
     }
 
     pub fn skipped_lines(&self) -> u64 {
@@ -306,9 +318,23 @@ impl TraceSource {
         } else {
             gaps_of(record.offset, record.length, self.unit_bytes)
         };
+        let placement = match self.placement {
+            Some(handles) if !record.is_read && !record.trim => {
+                if record.device >= u32::from(handles) {
+                    return Err(format!(
+                        "device {} as placement identifier (workload.trace.placement = \"device\") is out of range; allowed: 0 to {} (fdp.handles = {handles})",
+                        record.device,
+                        handles.saturating_sub(1)
+                    ));
+                }
+                record.device as u16
+            }
+            _ => 0,
+        };
         Ok(CommandSpec {
             head_gap,
             tail_gap,
+            placement,
             ..CommandSpec::io(
                 record.is_read,
                 record.trim,
