@@ -225,6 +225,36 @@ fn writes_queued_around_a_reset_land_before_and_after_it_in_order() {
 }
 
 #[test]
+fn a_second_reset_of_a_zone_sent_before_the_first_completes_runs_after_it() {
+    // A host that does not wait for its reset (no quiesce): zone 0 written whole, reset, written
+    // again, reset again, written again, all at the same instant. Each reset waits for the writes
+    // queued before it and for the reset before it; none is lost (a lost reset left its command
+    // in flight and the drive stalled), and the data written between them is erased by the second.
+    let mut commands: Vec<(u64, CommandSpec)> = (0..96).map(|i| (0, write(i * 16, 16))).collect();
+    commands.push((0, action(0, ZoneAction::Reset)));
+    commands.push((0, write(0, 16)));
+    commands.push((0, action(0, ZoneAction::Reset)));
+    commands.push((0, write(0, 16)));
+    commands.push((1_000_000_000, CommandSpec::io(true, false, 0, 16)));
+    let report = live_run(&commands);
+    let zns = report.zns.as_ref().unwrap();
+    assert_eq!((zns.rejected_writes, zns.errored_commands), (0, 0));
+    assert_eq!(zns.reset_commands, 2);
+    assert_eq!(zns.lbas_written, 1536 + 16 + 16);
+    assert_eq!(
+        report.flash.programs * 4,
+        1536 + 16 + 16,
+        "every acknowledged unit programmed once"
+    );
+    assert_eq!(report.flash.erases, zns.reset_erases);
+    assert!(
+        zns.reset_erases > 8,
+        "the second reset erases what was written after the first (8 blocks of the full zone, then more)"
+    );
+    assert!(report.flash.reads > 0, "the last write is read from flash");
+}
+
+#[test]
 fn finish_programs_only_the_written_page_and_a_reset_erases_only_its_block() {
     let zone_start = 2 * 1536;
     let report = live_run(&[

@@ -82,15 +82,18 @@ impl Controller {
         zoned.stats.count_action(action);
         let flight = &mut zoned.zones[zone];
         match action {
-            ZoneAction::Reset if data_units > 0 || !blocks.is_empty() => {
-                flight.reset = Some(PendingReset {
+            ZoneAction::Reset if data_units > 0 || !blocks.is_empty() || !flight.resets.is_empty() => {
+                // A reset arriving while another of the zone is pending (a host that does not wait
+                // for its reset) runs after it, behind the writes queued between the two.
+                let ahead: u32 = flight.resets.iter().map(|reset| reset.before).sum();
+                flight.resets.push_back(PendingReset {
                     command,
-                    before: flight.queued,
+                    before: flight.queued - ahead,
                     data_units,
                     blocks,
                     started: false,
                 });
-                if flight.queued == 0 {
+                if flight.resets.len() == 1 && flight.queued == 0 {
                     self.start_reset(zone, cx);
                 }
                 return Ok(());
@@ -132,7 +135,7 @@ impl Controller {
         let zone = (u64::from(logical) / limits.zone_size) as usize;
         let offset = u64::from(logical) % limits.zone_size;
         let mut reset_ready = false;
-        if let Some(reset) = zoned.zones[zone].reset.as_mut() {
+        if let Some(reset) = zoned.zones[zone].resets.front_mut() {
             if reset.before == 0 {
                 return false;
             }
@@ -212,7 +215,7 @@ impl Controller {
             // Acknowledged, never programmed: the reset discards it.
             self.frame_used -= open.filled;
         }
-        let reset = flight.reset.as_mut().expect("a reset is pending");
+        let reset = flight.resets.front_mut().expect("a reset is pending");
         reset.started = true;
         for logical in start..start + reset.data_units {
             let old = self.ftl.mapping.unmap(logical as u32);
@@ -228,12 +231,10 @@ impl Controller {
     fn issue_reset_erases<O: Observer>(&mut self, zone: usize, cx: &mut Context<O>) {
         let zoned = self.zoned.as_deref_mut().expect("a zoned namespace");
         let flight = &mut zoned.zones[zone];
-        let reset = flight.reset.as_mut().expect("a reset is pending");
+        let reset = flight.resets.front_mut().expect("a reset is pending");
         let blocks = std::mem::take(&mut reset.blocks);
         if blocks.is_empty() {
-            let command = reset.command;
-            flight.reset = None;
-            cx.events.schedule(cx.now, Event::CommandCompleted { command });
+            self.reset_done(zone, cx);
             return;
         }
         flight.erasing = blocks.len() as u32;
@@ -254,7 +255,7 @@ impl Controller {
         let zone = zoned.flash.map().zone_of_block(pages[0].0) as usize;
         let flight = &mut zoned.zones[zone];
         flight.programs -= 1;
-        if flight.programs == 0 && flight.reset.as_ref().is_some_and(|reset| reset.started) {
+        if flight.programs == 0 && flight.resets.front().is_some_and(|reset| reset.started) {
             self.issue_reset_erases(zone, cx);
         }
     }
@@ -271,10 +272,22 @@ impl Controller {
         let flight = &mut zoned.zones[zone];
         flight.erasing -= 1;
         if flight.erasing == 0 {
-            if let Some(reset) = flight.reset.take() {
-                cx.events
-                    .schedule(cx.now, Event::CommandCompleted { command: reset.command });
-            }
+            self.reset_done(zone, cx);
+        }
+    }
+
+    /// Zone `zone`'s running reset is done: it completes, and the next reset of the zone starts
+    /// if no write queued before it is left to place.
+    fn reset_done<O: Observer>(&mut self, zone: usize, cx: &mut Context<O>) {
+        let zoned = self.zoned.as_deref_mut().expect("a zoned namespace");
+        let flight = &mut zoned.zones[zone];
+        let Some(reset) = flight.resets.pop_front() else {
+            return;
+        };
+        cx.events
+            .schedule(cx.now, Event::CommandCompleted { command: reset.command });
+        if flight.resets.front().is_some_and(|next| next.before == 0) {
+            self.start_reset(zone, cx);
         }
     }
 

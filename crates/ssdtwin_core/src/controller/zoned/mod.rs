@@ -17,6 +17,8 @@
 //! the zone accepted after the reset wait in the host queue until then. Open, Close and Finish
 //! change state only and complete at once (Finish programs the zone's partly filled page).
 
+use std::collections::VecDeque;
+
 use super::ops::MAX_PLANES;
 use crate::base::error::ConfigError;
 use crate::base::units::ByteSize;
@@ -44,7 +46,8 @@ struct OpenGroup {
 #[derive(Clone, Debug)]
 struct PendingReset {
     command: u32,
-    /// Write units of the zone queued before the reset and not yet placed.
+    /// Write units of the zone queued before the reset (after any earlier pending reset of the
+    /// zone) and not yet placed.
     before: u32,
     /// Logical blocks holding data when the reset was accepted (to unmap).
     data_units: u64,
@@ -62,7 +65,9 @@ struct ZoneFlight {
     /// Programs of the zone issued and not yet done.
     programs: u32,
     erasing: u32,
-    reset: Option<PendingReset>,
+    /// Resets of the zone accepted and not yet complete, in arrival order: the front one runs;
+    /// each later one counts only the write units queued between it and the one before.
+    resets: VecDeque<PendingReset>,
     /// Finish Zone accepted while writes were queued: program the open page once they are placed.
     finish_pending: bool,
 }
