@@ -34,6 +34,7 @@ pub mod slc;
 pub mod snapshot;
 mod steady;
 mod steady_draws;
+mod steady_layout;
 #[cfg(test)]
 mod tests;
 pub mod translation;

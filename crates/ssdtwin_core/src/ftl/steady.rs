@@ -14,15 +14,14 @@
 //!
 //! The layout then gives each block its valid units at random among the slots it has written
 //! (uniform invalidation leaves a uniformly random subset), and the span's logical units to those
-//! slots in the order of a random permutation ([`Deal`]; which logical unit survives where is
+//! slots in the order of a random permutation (`steady_draws.rs`; which logical unit survives where is
 //! exchangeable under uniform overwrites). One thing this does not keep: after `steady_overwrites = 1` about
 //! e⁻¹ ≈ 37% of the span has never been overwritten and, on the functional path, still sits where
 //! the sequential fill put it (logical neighbours together); here those units are scattered too.
 
-use std::collections::HashMap;
-
 use super::precondition::FunctionalWriter;
-use super::steady_draws::{draw, draw_counts, draw_into, Deal, Subset};
+use super::steady_draws::{draw, draw_counts, draw_into};
+use super::steady_layout::{PartialPages, Stores};
 use super::Ftl;
 use crate::base::rng::Rng;
 
@@ -37,11 +36,18 @@ impl Ftl {
         rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
     ) -> Result<bool, String> {
-        self.steady_on_blocks(span_units, random_writes, rng, progress, true)
+        // Two threads from a million units on (a thread start, tens of microseconds, is nothing
+        // next to such a layout); smaller drives keep the one.
+        let stores = if span_units >= 1 << 20 {
+            Stores::TwoThreads
+        } else {
+            Stores::OneThread
+        };
+        self.steady_on_blocks(span_units, random_writes, rng, progress, true, stores)
     }
 
     /// [`Self::precondition_on_blocks`], the bucket lists deferred or (`defer` false, for the test
-    /// that compares the two) kept up on each overwrite.
+    /// that compares the two) kept up on each overwrite, the layout's stores on `stores`.
     fn steady_on_blocks(
         &mut self,
         span_units: u32,
@@ -49,6 +55,7 @@ impl Ftl {
         rng: &mut Rng,
         progress: &mut dyn FnMut(f64) -> bool,
         defer: bool,
+        stores: Stores,
     ) -> Result<bool, String> {
         if defer {
             self.blocks.defer_buckets();
@@ -74,7 +81,7 @@ impl Ftl {
         let Some(partial) = done? else {
             return Ok(false);
         };
-        self.lay_out_mapping(span_units, &partial, rng);
+        self.lay_out_mapping(span_units, &partial, rng, stores);
         // Preconditioning is not part of the measured run.
         self.counts = super::types::PlacementCounts::default();
         self.reset_fdp_counts();
@@ -234,67 +241,7 @@ impl Ftl {
             left -= batch as u32;
         }
     }
-
-    /// Lays out the mapping table for the block table's valid counts: each block's valid units at
-    /// random written slots, the span's logical units in the order of a [`Deal`].
-    fn lay_out_mapping(&mut self, span_units: u32, partial: &PartialPages, rng: &mut Rng) {
-        // The table is still empty: the fill and the overwrites only counted.
-        debug_assert!((0..span_units).all(|logical| self.mapping.physical(logical) == super::mapping::NONE));
-        let deal = Deal::new(span_units, rng);
-        let mut logical = deal.iter();
-        let units_per_page = self.geometry.units_per_page;
-        let mut partial_blocks: Vec<u32> = partial.keys().map(|&(block, _)| block).collect();
-        partial_blocks.sort_unstable();
-        let mut slots: Vec<u32> = Vec::with_capacity(self.geometry.units_per_block() as usize);
-        let mut subset = Subset::new(self.geometry.units_per_block());
-        let mut placed = 0u32;
-        // Blocks in striping order (a block of each die in turn, channel-major, then the next
-        // plane and block), so the few logical neighbours a deal puts in consecutive blocks sit on
-        // different dies and channels, not in one plane.
-        let (dies, planes_per_die) = (self.geometry.dies, self.geometry.planes_per_die);
-        let blocks_per_plane = self.geometry.blocks_per_plane;
-        for visit in 0..self.blocks.valid.len() as u32 {
-            let (die, rest) = (visit % dies, visit / dies);
-            let plane = die * planes_per_die + rest % planes_per_die;
-            let block = plane * blocks_per_plane + rest / planes_per_die;
-            let needed = self.blocks.valid[block as usize];
-            if needed == 0 {
-                continue;
-            }
-            let pages = self.blocks.allocated_pages[block as usize];
-            let first = self.geometry.unit_address(block, 0, 0);
-            let partial_block = partial_blocks.binary_search(&block).is_ok();
-            let written = if partial_block {
-                slots.clear();
-                for page in 0..pages {
-                    let filled = partial.get(&(block, page)).copied().unwrap_or(units_per_page);
-                    slots.extend((0..filled).map(|slot| self.geometry.unit_address(block, page, slot)));
-                }
-                slots.len() as u32
-            } else {
-                pages * units_per_page
-            };
-            debug_assert!(
-                needed <= written,
-                "block {block}: {needed} valid units in {written} slots"
-            );
-            // A uniformly random subset of the written slots keeps the valid units.
-            for index in subset.draw(written, needed, rng) {
-                let physical = if partial_block {
-                    slots[index as usize]
-                } else {
-                    first + index
-                };
-                self.mapping.set(logical.next().expect("one per valid unit"), physical);
-            }
-            placed += needed;
-        }
-        assert_eq!(placed, span_units, "the block table holds the span's units");
-    }
 }
-
-/// Per page still being filled, by (block, page): how many of its slots hold data.
-type PartialPages = HashMap<(u32, u32), u32>;
 
 /// Programs per target in a round of overwrites.
 const ROUND_PROGRAMS: u32 = 16;
@@ -308,7 +255,7 @@ mod tests {
 
     /// The whole state after statistical `steady` on a small drive: the mapping's arrays, then the
     /// rest as a snapshot writes it (the lists' hints settled: a hint may lag, never lead).
-    fn steady_state(policy: GcPolicyKind, defer: bool) -> (Vec<u32>, Vec<u32>, String) {
+    fn steady_state(policy: GcPolicyKind, defer: bool, stores: Stores) -> (Vec<u32>, Vec<u32>, String) {
         let flash = FlashConfig {
             channels: 2,
             dies_per_chip: 2,
@@ -325,7 +272,7 @@ mod tests {
         let span = ftl.logical_units() * 9 / 10;
         let mut rng = Rng::stream(2, "pattern");
         let done = ftl
-            .steady_on_blocks(span, 3 * u64::from(span), &mut rng, &mut |_| true, defer)
+            .steady_on_blocks(span, 3 * u64::from(span), &mut rng, &mut |_| true, defer, stores)
             .expect("room to precondition");
         assert!(done);
         ftl.check_invariants().expect("a consistent FTL");
@@ -348,7 +295,19 @@ mod tests {
             GcPolicyKind::Fifo,
         ] {
             assert!(
-                steady_state(policy, true) == steady_state(policy, false),
+                steady_state(policy, true, Stores::OneThread) == steady_state(policy, false, Stores::OneThread),
+                "{policy:?}: the states differ"
+            );
+        }
+    }
+
+    #[test]
+    fn the_two_thread_layout_leaves_the_state_the_one_thread_layout_leaves() {
+        for policy in [GcPolicyKind::Greedy, GcPolicyKind::Random] {
+            let one = steady_state(policy, true, Stores::OneThread);
+            assert!(one.0.iter().any(|&entry| entry != 0), "the layout mapped nothing");
+            assert!(
+                steady_state(policy, true, Stores::TwoThreads) == one,
                 "{policy:?}: the states differ"
             );
         }
