@@ -3,10 +3,11 @@
 //!
 //! The layout's cost is its stores: a forward entry per unit in one of the deal's 1,024 streams
 //! and a reverse entry per unit in the block's run (measured on full-size `enterprise_tlc`: 1.9 s
-//! of CPU on one thread, most of it in the two stores; 0.9 s and 0.7 s on two). So it runs on two threads that walk
-//! the same blocks and draw the same subsets from the same random numbers (the reverse thread's
-//! generator and a copy of it), one storing the forward entries and the other the reverse ones:
-//! the same pairs as one thread storing both, whatever the timing (a test below compares them).
+//! of CPU on one thread, most of it in the two stores; 0.9 s and 0.7 s on two). So it runs on two
+//! threads that walk the same blocks and draw the same subsets from the same random numbers (the
+//! reverse thread's generator and a copy of it), one storing the forward entries and the other the
+//! reverse ones: the same pairs as one thread storing both, whatever the timing (a test in
+//! `steady.rs` compares them).
 
 use std::collections::HashMap;
 
