@@ -14,6 +14,7 @@ use crate::controller::slc::params::CliffPolicy;
 use crate::controller::slc::SlcCache;
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
+use crate::ftl::params::{FtlConfig, ReverseMapKind};
 use crate::ftl::Ftl;
 use crate::host::params::{Arbitration, Priority};
 use crate::host::Host;
@@ -26,10 +27,15 @@ use crate::thermal::ThermalModel;
 use crate::workload::{Pacing, Source};
 
 /// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
-/// letting the allocation abort the process.
-fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), ConfigError> {
+/// letting the allocation abort the process. With `ftl.reverse_map = "file"` only the forward map
+/// is in memory.
+fn check_memory(geometry: &Geometry, ftl: &FtlConfig) -> Result<(), ConfigError> {
     let physical = geometry.physical_units() as f64;
-    let needed = 4.0 * (physical + physical * (1.0 - over_provisioning));
+    let reverse = match ftl.reverse_map {
+        ReverseMapKind::Memory => physical,
+        ReverseMapKind::File => 0.0,
+    };
+    let needed = 4.0 * (reverse + physical * (1.0 - ftl.over_provisioning));
     let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
         let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
         line.split_whitespace()
@@ -43,13 +49,40 @@ fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), Confi
             "flash",
             format!(
                 "the mapping tables of this drive need {:.1} GiB but {:.1} GiB of memory is available; \
-                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit",
+                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit{}",
                 needed / f64::from(1u32 << 30),
-                available / f64::from(1u32 << 30)
+                available / f64::from(1u32 << 30),
+                match ftl.reverse_map {
+                    ReverseMapKind::Memory => ", or ftl.reverse_map = \"file\" to keep the reverse map on disk",
+                    ReverseMapKind::File => "",
+                }
             ),
         )),
         _ => Ok(()),
     }
+}
+
+/// Moves the reverse map of a new `ftl` to a file when `config` asks for one
+/// (`ftl.reverse_map = "file"`), in the directory `TMPDIR` names (else the system's temporary
+/// directory).
+pub(super) fn place_reverse_map(ftl: &mut Ftl, config: &FtlConfig) -> Result<(), ConfigError> {
+    if config.reverse_map == ReverseMapKind::Memory {
+        return Ok(());
+    }
+    let dir = std::env::temp_dir();
+    let units_per_block = ftl.geometry.units_per_block();
+    ftl.mapping.reverse_to_file(&dir, units_per_block).map_err(|error| {
+        ConfigError::new(
+            "ftl.reverse_map",
+            format!(
+                "\"file\": cannot make the reverse map's file ({:.1} GiB) in {} (the directory TMPDIR names, \
+                 else the system's temporary directory): {error}; allowed: \"memory\", or \"file\" with TMPDIR \
+                 naming a writable directory with that much free space",
+                ftl.geometry.physical_units() as f64 * 4.0 / f64::from(1u32 << 30),
+                dir.display()
+            ),
+        )
+    })
 }
 
 /// NAND package of each die: the dies, ordered channel by channel, chip by chip, are split into
@@ -176,7 +209,7 @@ impl Simulation {
     /// commands a caller hands in (`sim/live.rs`).
     pub(super) fn assemble(scenario: &Scenario, live: bool) -> Result<Simulation, ConfigError> {
         let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
-        check_memory(&geometry, scenario.ftl.over_provisioning)?;
+        check_memory(&geometry, &scenario.ftl)?;
         let mut timing = Timing::new(&scenario.flash, &geometry);
         let slc = &scenario.slc_cache;
         if slc.enabled {
@@ -199,6 +232,7 @@ impl Simulation {
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
+        place_reverse_map(&mut ftl, ftl_config)?;
         if scenario.fdp.enabled {
             ftl.enable_fdp(&scenario.fdp, scenario.fdp.resolve(&scenario.flash)?);
         }
