@@ -28,6 +28,7 @@ use std::path::Path;
 use super::reverse::{Reverse, ReverseFile};
 #[cfg(feature = "verify")]
 use super::types::Stream;
+use crate::base::error::ConfigError;
 use crate::base::memory::LargeArray;
 
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
@@ -102,11 +103,23 @@ impl Mapping {
         }
     }
 
-    /// Moves the reverse map, empty still, to a new file in `dir` cached by runs of
-    /// `units_per_block` entries (`ftl.reverse_map = "file"`, `reverse.rs`).
-    pub fn reverse_to_file(&mut self, dir: &Path, units_per_block: u32) -> std::io::Result<()> {
+    /// Moves the reverse map, empty still, to a new file in `dir` (for `ftl.reverse_map = "file"`
+    /// the directory `TMPDIR` names, else the system's temporary directory) cached by runs of
+    /// `units_per_block` entries (`reverse.rs`).
+    pub fn reverse_to_file(&mut self, dir: &Path, units_per_block: u32) -> Result<(), ConfigError> {
         let len = self.reverse.len();
-        let file = ReverseFile::create(dir, len, units_per_block as usize)?;
+        let file = ReverseFile::create(dir, len, units_per_block as usize).map_err(|error| {
+            ConfigError::new(
+                "ftl.reverse_map",
+                format!(
+                    "\"file\": cannot make the reverse map's file ({:.2} GiB) in {} (the directory TMPDIR \
+                     names, else the system's temporary directory): {error}; allowed: \"memory\", or \"file\" \
+                     with TMPDIR naming a writable directory with that much free space",
+                    len as f64 * 4.0 / f64::from(1u32 << 30),
+                    dir.display()
+                ),
+            )
+        })?;
         self.reverse = Reverse::File(Box::new(file));
         Ok(())
     }

@@ -121,3 +121,21 @@ fn stale_reverse_entries_never_read_as_valid_data_also_after_their_blocks_erase(
     }
     ftl.check_invariants().expect("consistent after the erase");
 }
+
+#[test]
+fn a_reverse_map_file_that_cannot_be_made_is_an_error_naming_the_key_and_the_directory() {
+    let (mut ftl, geometry) = one_plane(2);
+    let missing = std::env::temp_dir().join("ssdtwin-no-such-directory");
+    let error = ftl
+        .mapping
+        .reverse_to_file(&missing, geometry.units_per_block())
+        .expect_err("no such directory");
+    assert_eq!(error.key, "ftl.reverse_map");
+    assert!(
+        error.message.contains(&missing.display().to_string()),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains("TMPDIR"), "{}", error.message);
+    assert!(!ftl.mapping.reverse_in_file(), "the map stays in memory");
+}

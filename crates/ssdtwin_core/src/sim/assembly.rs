@@ -26,9 +26,8 @@ use crate::thermal::throttle::{Baseline, Throttle};
 use crate::thermal::ThermalModel;
 use crate::workload::{Pacing, Source};
 
-/// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
-/// letting the allocation abort the process. With `ftl.reverse_map = "file"` only the forward map
-/// is in memory.
+/// Refuses a drive whose mapping tables would not fit in the memory available now (with
+/// `ftl.reverse_map = "file"` the forward map), instead of letting the allocation abort.
 fn check_memory(geometry: &Geometry, ftl: &FtlConfig) -> Result<(), ConfigError> {
     let physical = geometry.physical_units() as f64;
     let reverse = match ftl.reverse_map {
@@ -60,29 +59,6 @@ fn check_memory(geometry: &Geometry, ftl: &FtlConfig) -> Result<(), ConfigError>
         )),
         _ => Ok(()),
     }
-}
-
-/// Moves the reverse map of a new `ftl` to a file when `config` asks for one
-/// (`ftl.reverse_map = "file"`), in the directory `TMPDIR` names (else the system's temporary
-/// directory).
-pub(super) fn place_reverse_map(ftl: &mut Ftl, config: &FtlConfig) -> Result<(), ConfigError> {
-    if config.reverse_map == ReverseMapKind::Memory {
-        return Ok(());
-    }
-    let dir = std::env::temp_dir();
-    let units_per_block = ftl.geometry.units_per_block();
-    ftl.mapping.reverse_to_file(&dir, units_per_block).map_err(|error| {
-        ConfigError::new(
-            "ftl.reverse_map",
-            format!(
-                "\"file\": cannot make the reverse map's file ({:.1} GiB) in {} (the directory TMPDIR names, \
-                 else the system's temporary directory): {error}; allowed: \"memory\", or \"file\" with TMPDIR \
-                 naming a writable directory with that much free space",
-                ftl.geometry.physical_units() as f64 * 4.0 / f64::from(1u32 << 30),
-                dir.display()
-            ),
-        )
-    })
 }
 
 /// NAND package of each die: the dies, ordered channel by channel, chip by chip, are split into
@@ -232,7 +208,10 @@ impl Simulation {
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
-        place_reverse_map(&mut ftl, ftl_config)?;
+        if ftl_config.reverse_map == ReverseMapKind::File {
+            let units_per_block = geometry.units_per_block();
+            ftl.mapping.reverse_to_file(&std::env::temp_dir(), units_per_block)?;
+        }
         if scenario.fdp.enabled {
             ftl.enable_fdp(&scenario.fdp, scenario.fdp.resolve(&scenario.flash)?);
         }

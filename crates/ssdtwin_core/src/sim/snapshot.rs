@@ -198,7 +198,13 @@ impl Simulation {
                 geometry,
                 crate::base::rng::Rng::stream(self.scenario.seed, "ftl"),
             );
-            super::assembly::place_reverse_map(&mut self.controller.ftl, &self.scenario.ftl)?;
+            if self.scenario.ftl.reverse_map == crate::ftl::params::ReverseMapKind::File {
+                let units_per_block = geometry.units_per_block();
+                self.controller
+                    .ftl
+                    .mapping
+                    .reverse_to_file(&std::env::temp_dir(), units_per_block)?;
+            }
             return Err(file_error(path, format!("cannot read the drive state: {error}")));
         }
         self.preconditioned = true;
