@@ -120,3 +120,44 @@ fn a_drive_of_2_to_the_32_mapping_units_is_refused_naming_blocks_per_plane() {
     let full = load_with(most).expect("the full-size drive loads");
     assert_eq!(full.flash.blocks_per_plane, 32767);
 }
+
+#[test]
+fn a_snapshot_with_stale_reverse_entries_moves_between_memory_and_file() {
+    // Functional `steady` overwrites through the mapping table: the snapshot's reverse map holds
+    // stale entries.
+    let drive = |reverse_map: &str| {
+        let reverse_map = format!("ftl.reverse_map={reverse_map}");
+        scenario(&[
+            "workload.precondition=steady",
+            "workload.steady_method=functional",
+            "workload.read_fraction=0.3",
+            "workload.io_count=20000",
+            "host.queue_depth=16",
+            &reverse_map,
+        ])
+    };
+    let direct = compared(&crate::run(&drive("memory")));
+    let folder = crate::folder("reverse-map-snapshots");
+    for (saved_with, loaded_with) in [("memory", "file"), ("file", "memory")] {
+        let path = folder.join(format!("{saved_with}.snap"));
+        let mut maker = Simulation::new(&drive(saved_with)).expect("valid scenario");
+        maker.save_snapshot(&path, &mut |_| true).expect("saved");
+        let ftl = maker.ftl();
+        let stale = (0..ftl.geometry.physical_units() as u32)
+            .filter(|&unit| ftl.mapping.reverse_entry(unit) != u32::MAX && ftl.mapping.logical(unit) == u32::MAX)
+            .count();
+        assert!(stale > 0, "the saved reverse map holds stale entries");
+        let mut loaded = Simulation::new(&drive(loaded_with)).expect("valid scenario");
+        loaded
+            .load_snapshot(&path)
+            .expect("a snapshot serves either reverse map");
+        let mut from_snapshot = compared(&loaded.run(&mut |_| true).expect("the run completes"));
+        // Vectors read from a file are allocated to their length (`determinism.rs`).
+        from_snapshot["simulator"]["state_bytes_per_mapping_unit"] =
+            direct["simulator"]["state_bytes_per_mapping_unit"].clone();
+        assert!(
+            from_snapshot == direct,
+            "saved with {saved_with}, loaded with {loaded_with}: the runs differ"
+        );
+    }
+}
