@@ -157,7 +157,7 @@ impl Ftl {
         for (position, &(block, page)) in opened.iter().enumerate() {
             let (step, index) = (position as u32 / planes_per_target, position as u32 % planes_per_target);
             let start = ((block * pages_per_block + page) * units_per_page) as usize;
-            let run = &mut reverse[start..start + (rounds * units_per_page) as usize];
+            let mut run = reverse.run_mut(start, (rounds * units_per_page) as usize);
             for (round, page_run) in run.chunks_exact_mut(units_per_page as usize).enumerate() {
                 let logical = first + (round as u32 * targets + step) * program_units + index * units_per_page;
                 for (entry, logical) in page_run.iter_mut().zip(logical..) {

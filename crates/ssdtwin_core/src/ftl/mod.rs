@@ -30,6 +30,7 @@ pub mod mapping;
 pub mod params;
 pub mod placement;
 mod precondition;
+pub mod reverse;
 pub mod slc;
 pub mod snapshot;
 mod steady;

@@ -76,7 +76,9 @@ impl Ftl {
             return Ok(false);
         }
         // Random overwrites are bound by memory latency: draw a batch of addresses, touch their
-        // mapping entries (independent loads the CPU overlaps), then write them in order.
+        // forward entries and their old blocks' valid counts (independent loads the CPU overlaps;
+        // an overwrite writes no reverse entry at the old place, `mapping.rs`), then write them
+        // in order.
         const BATCH: usize = 32;
         let mut batch = [0u32; BATCH];
         let mut done = 0u64;
@@ -90,7 +92,6 @@ impl Ftl {
             for &logical in &batch[..count] {
                 let physical = self.mapping.physical(logical);
                 if physical != NONE {
-                    touched ^= self.mapping.logical(physical);
                     touched ^= self.blocks.valid[self.geometry.block_of_unit(physical) as usize];
                 }
             }

@@ -1,14 +1,16 @@
 //! The FTL's state as bytes, for drive snapshots (`sim/snapshot.rs` adds the file's header): the
 //! mapping table's two arrays raw (little-endian `u32` entries, [`NONE`](super::mapping::NONE) as
 //! `u32::MAX`; read a chunk at a time straight into the table's arrays and converted to their
-//! stored form while in cache, so loading runs at the speed of the file system), then everything
+//! stored form while in cache, so loading runs at the speed of the file system; the reverse map's
+//! entries as the table holds them, stale ones included: the forward map decides validity,
+//! `mapping.rs`), then everything
 //! else — block table, free
 //! lists, open blocks, GC policy state, the FTL's random stream, the scheme's own state — as JSON.
 //! Each part is preceded by its length, so a truncated file is detected, not misread.
 
 use std::io::{self, Read, Write};
 
-use super::mapping::{encode, Mapping};
+use super::mapping::{encode, Mapping, NONE};
 use super::Ftl;
 
 /// Longest JSON part accepted on reading [bytes]: the per-block state of the largest drives is a
@@ -18,11 +20,12 @@ const MAX_JSON_BYTES: u64 = 1 << 32;
 impl Ftl {
     /// Writes the FTL's state.
     pub fn write_state(&self, writer: &mut impl Write) -> io::Result<()> {
-        let (forward, reverse) = self.mapping.arrays();
-        for array in [forward, reverse] {
-            writer.write_all(&(array.len() as u64).to_le_bytes())?;
-            write_u32s(writer, array)?;
-        }
+        let forward = self.mapping.forward_stored();
+        writer.write_all(&(forward.len() as u64).to_le_bytes())?;
+        forward.chunks(CHUNK).try_for_each(|chunk| write_u32s(writer, chunk))?;
+        let reverse = self.mapping.reverse_stored();
+        writer.write_all(&(reverse.len() as u64).to_le_bytes())?;
+        reverse.for_each_chunk(CHUNK, |chunk| write_u32s(writer, chunk))?;
         let rest = serde_json::to_vec(self).map_err(io::Error::other)?;
         writer.write_all(&(rest.len() as u64).to_le_bytes())?;
         writer.write_all(&rest)
@@ -34,8 +37,15 @@ impl Ftl {
     /// unusable.
     pub fn read_state(reader: &mut impl Read, ftl: &mut Ftl) -> io::Result<()> {
         let (mut forward, mut reverse) = ftl.mapping.take_arrays();
-        read_u32s(reader, &mut forward, "forward mapping")?;
-        read_u32s(reader, &mut reverse, "reverse mapping")?;
+        let (logical_units, physical_units) = (forward.len() as u64, reverse.len() as u64);
+        read_length(reader, logical_units, "forward mapping")?;
+        forward
+            .chunks_mut(CHUNK)
+            .try_for_each(|chunk| read_u32s(reader, chunk, physical_units, "forward mapping"))?;
+        read_length(reader, physical_units, "reverse mapping")?;
+        reverse.fill_chunks(CHUNK, |chunk| {
+            read_u32s(reader, chunk, logical_units, "reverse mapping")
+        })?;
         let length = read_u64(reader)?;
         if length > MAX_JSON_BYTES {
             return Err(invalid(format!("an FTL state of {length} bytes: the file is damaged")));
@@ -68,34 +78,41 @@ fn read_u64(reader: &mut impl Read) -> io::Result<u64> {
 /// Entries converted at a time when writing or reading a map (256 KiB: stays in cache).
 const CHUNK: usize = 1 << 16;
 
-/// Writes the stored (`encode`d) entries `values` as little-endian bytes of their values, in
-/// chunks (no copy of the whole array).
+/// Writes the stored (`encode`d) entries `values` (at most [`CHUNK`]) as little-endian bytes of
+/// their values.
 fn write_u32s(writer: &mut impl Write, values: &[u32]) -> io::Result<()> {
-    let mut buffer = vec![0u32; CHUNK.min(values.len())];
-    for chunk in values.chunks(CHUNK) {
-        let converted = &mut buffer[..chunk.len()];
-        for (out, &stored) in converted.iter_mut().zip(chunk) {
-            *out = encode(stored).to_le();
-        }
-        writer.write_all(bytemuck::cast_slice(converted))?;
+    let mut converted = vec![0u32; values.len()];
+    for (out, &stored) in converted.iter_mut().zip(values) {
+        *out = encode(stored).to_le();
+    }
+    writer.write_all(bytemuck::cast_slice(&converted))
+}
+
+/// Reads an array's length and checks it is `expected`, this drive's.
+fn read_length(reader: &mut impl Read, expected: u64, what: &str) -> io::Result<()> {
+    let length = read_u64(reader)?;
+    if length != expected {
+        return Err(invalid(format!(
+            "the {what} holds {length} entries where this drive has {expected}"
+        )));
     }
     Ok(())
 }
 
-/// Reads into `values` an array of as many little-endian `u32`s, preceded by its length.
-fn read_u32s(reader: &mut impl Read, values: &mut [u32], what: &str) -> io::Result<()> {
-    let length = read_u64(reader)?;
-    if length != values.len() as u64 {
-        return Err(invalid(format!(
-            "the {what} holds {length} entries where this drive has {}",
-            values.len()
-        )));
+/// Reads into `values` as many little-endian `u32`s, stored ([`encode`]d); each must be
+/// [`NONE`] or below `bound` (an address in the other map).
+fn read_u32s(reader: &mut impl Read, values: &mut [u32], bound: u64, what: &str) -> io::Result<()> {
+    reader.read_exact(bytemuck::cast_slice_mut(values))?;
+    let mut out_of_range = false;
+    for value in values.iter_mut() {
+        let decoded = u32::from_le(*value);
+        out_of_range |= decoded != NONE && u64::from(decoded) >= bound;
+        *value = encode(decoded);
     }
-    for chunk in values.chunks_mut(CHUNK) {
-        reader.read_exact(bytemuck::cast_slice_mut(chunk))?;
-        for value in chunk.iter_mut() {
-            *value = encode(u32::from_le(*value));
-        }
+    if out_of_range {
+        return Err(invalid(format!(
+            "the {what} holds an address out of range (at least {bound}): the file is damaged"
+        )));
     }
     Ok(())
 }

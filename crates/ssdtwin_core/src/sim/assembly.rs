@@ -14,6 +14,7 @@ use crate::controller::slc::params::CliffPolicy;
 use crate::controller::slc::SlcCache;
 use crate::controller::Controller;
 use crate::flash::{Geometry, Timing};
+use crate::ftl::params::{FtlConfig, ReverseMapKind};
 use crate::ftl::Ftl;
 use crate::host::params::{Arbitration, Priority};
 use crate::host::Host;
@@ -25,11 +26,15 @@ use crate::thermal::throttle::{Baseline, Throttle};
 use crate::thermal::ThermalModel;
 use crate::workload::{Pacing, Source};
 
-/// Refuses a drive whose mapping tables would not fit in the memory available now, instead of
-/// letting the allocation abort the process.
-fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), ConfigError> {
+/// Refuses a drive whose mapping tables would not fit in the memory available now (with
+/// `ftl.reverse_map = "file"` the forward map), instead of letting the allocation abort.
+fn check_memory(geometry: &Geometry, ftl: &FtlConfig) -> Result<(), ConfigError> {
     let physical = geometry.physical_units() as f64;
-    let needed = 4.0 * (physical + physical * (1.0 - over_provisioning));
+    let reverse = match ftl.reverse_map {
+        ReverseMapKind::Memory => physical,
+        ReverseMapKind::File => 0.0,
+    };
+    let needed = 4.0 * (reverse + physical * (1.0 - ftl.over_provisioning));
     let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
         let line = text.lines().find(|line| line.starts_with("MemAvailable:"))?;
         line.split_whitespace()
@@ -43,9 +48,13 @@ fn check_memory(geometry: &Geometry, over_provisioning: f64) -> Result<(), Confi
             "flash",
             format!(
                 "the mapping tables of this drive need {:.1} GiB but {:.1} GiB of memory is available; \
-                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit",
+                 use fewer flash.blocks_per_plane or a larger ftl.mapping_unit{}",
                 needed / f64::from(1u32 << 30),
-                available / f64::from(1u32 << 30)
+                available / f64::from(1u32 << 30),
+                match ftl.reverse_map {
+                    ReverseMapKind::Memory => ", or ftl.reverse_map = \"file\" to keep the reverse map on disk",
+                    ReverseMapKind::File => "",
+                }
             ),
         )),
         _ => Ok(()),
@@ -176,7 +185,7 @@ impl Simulation {
     /// commands a caller hands in (`sim/live.rs`).
     pub(super) fn assemble(scenario: &Scenario, live: bool) -> Result<Simulation, ConfigError> {
         let geometry = Geometry::new(&scenario.flash, scenario.ftl.mapping_unit);
-        check_memory(&geometry, scenario.ftl.over_provisioning)?;
+        check_memory(&geometry, &scenario.ftl)?;
         let mut timing = Timing::new(&scenario.flash, &geometry);
         let slc = &scenario.slc_cache;
         if slc.enabled {
@@ -199,6 +208,10 @@ impl Simulation {
             geometry,
             Rng::stream(scenario.seed, "ftl"),
         );
+        if ftl_config.reverse_map == ReverseMapKind::File {
+            let units_per_block = geometry.units_per_block();
+            ftl.mapping.reverse_to_file(&std::env::temp_dir(), units_per_block)?;
+        }
         if scenario.fdp.enabled {
             ftl.enable_fdp(&scenario.fdp, scenario.fdp.resolve(&scenario.flash)?);
         }

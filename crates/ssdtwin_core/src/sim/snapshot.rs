@@ -21,8 +21,12 @@ use super::{Progress, RunError, Simulation};
 use crate::base::error::ConfigError;
 use crate::ftl::Ftl;
 
-/// First bytes of a snapshot file.
-const MAGIC: &[u8] = b"ssdtwin drive snapshot 2\n";
+/// First bytes of a snapshot file: format 3, whose reverse map may hold stale entries (the
+/// forward map decides validity, `ftl/mapping.rs`).
+const MAGIC: &[u8] = b"ssdtwin drive snapshot 3\n";
+/// First bytes of format 2 (every reverse entry valid or none): read as format 3, of which it is
+/// a case.
+const MAGIC_2: &[u8] = b"ssdtwin drive snapshot 2\n";
 /// First bytes of the format before the CRC was added.
 const MAGIC_1: &[u8] = b"ssdtwin drive snapshot 1\n";
 /// Longest header accepted [bytes].
@@ -38,6 +42,8 @@ pub fn drive_keys(scenario: &Scenario) -> BTreeMap<String, Value> {
     for table in ["flash", "ftl"] {
         flatten(&json[table], table, &mut keys);
     }
+    // Where the reverse map lives is not drive state: a snapshot serves either.
+    keys.remove("ftl.reverse_map");
     // FDP's frontiers are drive state: its keys only when on, so FDP-off snapshots stay valid.
     if scenario.fdp.enabled {
         flatten(&json["fdp"], "fdp", &mut keys);
@@ -125,7 +131,7 @@ impl Simulation {
                 "a snapshot of an older format (1, without a checksum): make it again with `ssdtwin precondition`",
             ));
         }
-        if magic != MAGIC {
+        if magic != MAGIC && magic != MAGIC_2 {
             return Err(file_error(path, "not an ssdtwin drive snapshot"));
         }
         let mut length = [0u8; 8];
@@ -192,6 +198,13 @@ impl Simulation {
                 geometry,
                 crate::base::rng::Rng::stream(self.scenario.seed, "ftl"),
             );
+            if self.scenario.ftl.reverse_map == crate::ftl::params::ReverseMapKind::File {
+                let units_per_block = geometry.units_per_block();
+                self.controller
+                    .ftl
+                    .mapping
+                    .reverse_to_file(&std::env::temp_dir(), units_per_block)?;
+            }
             return Err(file_error(path, format!("cannot read the drive state: {error}")));
         }
         self.preconditioned = true;

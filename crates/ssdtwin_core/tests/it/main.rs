@@ -36,6 +36,7 @@ mod plane_balance;
 mod power;
 mod read_cache;
 mod reliability;
+mod reverse_map;
 mod rmw;
 mod slc_blocks;
 mod slc_cache;

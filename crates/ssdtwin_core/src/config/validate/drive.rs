@@ -252,13 +252,19 @@ pub(super) fn ftl(ftl: &FtlConfig, flash: &FlashConfig) -> Result<(), ConfigErro
         * u64::from(flash.blocks_per_plane)
         * u64::from(flash.pages_per_block)
         * units_per_page;
-    check(
-        physical_units <= MAX_PHYSICAL_UNITS,
-        "flash",
-        format!("{physical_units} mapping units"),
-        &format!(
-            "at most {MAX_PHYSICAL_UNITS} mapping units of raw capacity; use a larger ftl.mapping_unit or fewer blocks"
-        ),
-    )?;
+    if physical_units > MAX_PHYSICAL_UNITS {
+        // Physical units are 32-bit addresses, u32::MAX marking "none" (`ftl/mapping.rs`).
+        let per_block = physical_units / u64::from(flash.blocks_per_plane);
+        return Err(ConfigError::new(
+            "flash.blocks_per_plane",
+            format!(
+                "{} gives {physical_units} mapping units of raw capacity; allowed: at most {MAX_PHYSICAL_UNITS} \
+                 (mapping-unit addresses are 32-bit): at most {} blocks per plane with this geometry and \
+                 ftl.mapping_unit, or a larger ftl.mapping_unit",
+                flash.blocks_per_plane,
+                MAX_PHYSICAL_UNITS / per_block
+            ),
+        ));
+    }
     Ok(())
 }
