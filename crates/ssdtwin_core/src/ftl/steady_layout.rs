@@ -111,9 +111,9 @@ impl Ftl {
         let placed = match stores {
             Stores::OneThread => walk.run(&deal, rng, |logical, physical| {
                 debug_assert_eq!(encode(forward[logical as usize]), NONE);
-                debug_assert_eq!(encode(reverse[physical as usize]), NONE);
+                debug_assert_eq!(encode(reverse.get(physical)), NONE);
                 forward[logical as usize] = encode(physical);
-                reverse[physical as usize] = encode(logical);
+                reverse.set(physical, encode(logical));
             }),
             Stores::TwoThreads => {
                 let mut copy = rng.clone();
@@ -126,8 +126,8 @@ impl Ftl {
                         })
                     });
                     let placed = walk.run(deal, rng, |logical, physical| {
-                        debug_assert_eq!(encode(reverse[physical as usize]), NONE);
-                        reverse[physical as usize] = encode(logical);
+                        debug_assert_eq!(encode(reverse.get(physical)), NONE);
+                        reverse.set(physical, encode(logical));
                     });
                     let forward_placed = forward_stores
                         .join()
