@@ -1,7 +1,7 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{partial_unit, BlockedRead, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, BlockedRead, Command, FailedScan, OpKind, OpenProgram, Transaction, MAX_PLANES};
 use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
@@ -186,6 +186,7 @@ impl Controller {
     /// or preconditioned since (its erase count restarts then), so its page may be unprogrammed.
     pub fn forget_blocked_read(&mut self) {
         self.blocked_read = BlockedRead::default();
+        self.failed_scan.valid = false;
     }
 
     /// The head cannot move: a Head-of-Line event, or (`by_gc`) host writes waiting for GC.
@@ -327,7 +328,16 @@ impl Controller {
     }
 
     /// Opens the next program target in striping order that has room.
+    /// A search that finds none is remembered (`FailedScan`; not with the SLC cache, which
+    /// returns blocks to the free lists without an erase) and not repeated while it would find
+    /// none again: under GC, host writes wait many events for a target.
     pub(super) fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
+        let (erases, pacing, handle) = (self.ftl.blocks.erased, self.pacing.epoch(), self.ftl.handle);
+        let failed = self.failed_scan;
+        if failed.valid && failed.erases == erases && failed.pacing == pacing && failed.handle == handle {
+            self.write_held_by_gc = failed.held_by_gc;
+            return false;
+        }
         let targets = self.ftl.targets().len();
         self.write_held_by_gc = false;
         for _ in 0..targets {
@@ -349,6 +359,7 @@ impl Controller {
                 self.write_held_by_gc = true;
                 continue;
             }
+            self.failed_scan.valid = false;
             let mut pages = [(0, 0); MAX_PLANES];
             for (index, plane) in planes.clone().enumerate() {
                 pages[index] = self.ftl.allocate_page(plane, Stream::User);
@@ -367,6 +378,13 @@ impl Controller {
             });
             return true;
         }
+        self.failed_scan = FailedScan {
+            valid: self.slc.is_none(),
+            erases,
+            pacing,
+            handle,
+            held_by_gc: self.write_held_by_gc,
+        };
         false
     }
 

@@ -14,6 +14,7 @@ impl Controller {
     /// Installs the GC pacing (`sim/assembly.rs`; the default until then is `threshold`).
     pub fn set_gc_pacing(&mut self, pacing: GcPacing) {
         self.pacing = pacing;
+        self.failed_scan.valid = false;
     }
 
     /// Whether `plane` should be collecting: below the stop level under `paced`, below the start

@@ -58,7 +58,7 @@ use crate::flash::{Channel, ChannelChange, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::reliability::Reliability;
-use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use ops::{Command, Die, FailedScan, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
 use scheduler::Scheduler;
 use tally::Tally;
@@ -95,6 +95,8 @@ pub struct Controller {
     head_blocked: bool,
     /// The last write admission failed because its targets' GC holds host writes.
     write_held_by_gc: bool,
+    /// The last search for a program target, if it found none and nothing changed since.
+    failed_scan: FailedScan,
     open_program: Option<OpenProgram>,
     /// FDP: the open programs of the handles not being written, by handle (`fdp.rs`); empty
     /// without FDP.
@@ -195,6 +197,7 @@ impl Controller {
             buffer_read_time: config.buffer_read_time,
             head_blocked: false,
             write_held_by_gc: false,
+            failed_scan: FailedScan::default(),
             open_program: None,
             parked: Controller::parked_programs(ftl.fdp.as_deref().map(|fdp| fdp.handles)),
             pending_program: None,

@@ -69,6 +69,8 @@ pub struct Paced {
     cap: f64,
     /// Units of victim page reads issued and not yet done, per plane.
     in_flight: Vec<f64>,
+    /// Changes that may release held host writes (victim claims, reads issued and done).
+    epoch: u64,
 }
 
 impl GcPacing {
@@ -83,6 +85,7 @@ impl GcPacing {
                 ratio: vec![f64::INFINITY; planes as usize],
                 cap: f64::from(block_units),
                 in_flight: vec![0.0; planes as usize],
+                epoch: 0,
             }),
         }
     }
@@ -100,6 +103,7 @@ impl GcPacing {
     /// reclamation, earned by host writes; otherwise a relocation, unpaced).
     pub fn claimed(&mut self, plane: u32, valid: u32, units: u32, paced: bool) {
         if let GcPacing::Paced(state) = self {
+            state.epoch += 1;
             // Surplus earned for the last victim does not carry over; a debt does.
             state.credit[plane as usize] = state.credit[plane as usize].min(0.0);
             state.ratio[plane as usize] = if paced {
@@ -154,6 +158,7 @@ impl GcPacing {
     pub fn spend(&mut self, plane: u32, units: u32) {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
+            state.epoch += 1;
             if state.ratio[index].is_finite() {
                 state.credit[index] -= f64::from(units);
             }
@@ -165,6 +170,7 @@ impl GcPacing {
     pub fn read_done(&mut self, plane: u32, units: u32) {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
+            state.epoch += 1;
             state.in_flight[index] = (state.in_flight[index] - f64::from(units)).max(0.0);
         }
     }
@@ -178,6 +184,17 @@ impl GcPacing {
                 let index = plane as usize;
                 collecting && state.credit[index].max(0.0) + state.in_flight[index] > HOLD * state.cap
             }
+        }
+    }
+
+    /// Counts the changes that can end a hold of host writes (`holds_host_writes`): a victim
+    /// claimed, a victim page read issued or done. Host pages placed only add to a hold. Always
+    /// 0 under `threshold`, which holds nothing.
+    #[inline]
+    pub fn epoch(&self) -> u64 {
+        match self {
+            GcPacing::Threshold => 0,
+            GcPacing::Paced(state) => state.epoch,
         }
     }
 
