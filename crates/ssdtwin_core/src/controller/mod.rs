@@ -68,6 +68,9 @@ use tally::Tally;
 pub struct Controller {
     pub geometry: Geometry,
     timing: Timing,
+    /// Bus time of a read's data out by mapping units, up to a die's planes of pages (`bus.rs`):
+    /// `Timing::read_transfer` computed once, not for every transfer.
+    read_transfers: Vec<Duration>,
     pub ftl: Ftl,
     pub channels: Vec<Channel>,
     /// The controller's channel delay (`flash.channel_switch_time`) and its count.
@@ -223,6 +226,9 @@ impl Controller {
             prefetching: HashSet::new(),
             zoned: None,
             geometry,
+            read_transfers: (0..=geometry.units_per_page * geometry.planes_per_die)
+                .map(|units| timing.read_transfer(units))
+                .collect(),
             timing,
             ftl,
         })
