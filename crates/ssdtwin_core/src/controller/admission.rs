@@ -1,7 +1,7 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{partial_unit, BlockedRead, Command, FailedScan, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, BlockedRead, Command, OpKind, Transaction};
 use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
@@ -325,67 +325,6 @@ impl Controller {
                 cx.events.schedule(cx.now, Event::CommandCompleted { command });
             }
         }
-    }
-
-    /// Opens the next program target in striping order that has room.
-    /// A search that finds none is remembered (`FailedScan`; not with the SLC cache, which
-    /// returns blocks to the free lists without an erase) and not repeated while it would find
-    /// none again: under GC, host writes wait many events for a target.
-    pub(super) fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
-        let (erases, pacing, handle) = (self.ftl.blocks.erased, self.pacing.epoch(), self.ftl.handle);
-        let failed = self.failed_scan;
-        if failed.valid && failed.erases == erases && failed.pacing == pacing && failed.handle == handle {
-            self.write_held_by_gc = failed.held_by_gc;
-            return false;
-        }
-        let targets = self.ftl.targets().len();
-        self.write_held_by_gc = false;
-        for _ in 0..targets {
-            let target = self.ftl.targets()[self.next_target];
-            // The next target in turn (a compare instead of a division by the target count).
-            self.next_target += 1;
-            if self.next_target == targets {
-                self.next_target = 0;
-            }
-            let planes = target.first_plane..target.first_plane + target.plane_count;
-            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
-                continue;
-            }
-            // Only a plane whose GC is collecting (has a victim) can hold host writes.
-            if planes
-                .clone()
-                .any(|plane| self.gc[plane as usize].victim != NONE && self.pacing.holds_host_writes(plane, true))
-            {
-                self.write_held_by_gc = true;
-                continue;
-            }
-            self.failed_scan.valid = false;
-            let mut pages = [(0, 0); MAX_PLANES];
-            for (index, plane) in planes.clone().enumerate() {
-                pages[index] = self.ftl.allocate_page(plane, Stream::User);
-            }
-            let units = self.geometry.units_per_page;
-            for plane in planes {
-                self.pacing.host_units(plane, units, self.ftl.free_blocks(plane));
-                self.advance_gc(plane, cx);
-            }
-            self.open_program = Some(OpenProgram {
-                target,
-                pages,
-                filled: 0,
-                capacity: target.plane_count * self.geometry.units_per_page,
-                first: self.first_page(target),
-            });
-            return true;
-        }
-        self.failed_scan = FailedScan {
-            valid: self.slc.is_none(),
-            erases,
-            pacing,
-            handle,
-            held_by_gc: self.write_held_by_gc,
-        };
-        false
     }
 
     pub(super) fn close_user_program<O: Observer>(&mut self, cx: &mut Context<O>) {

@@ -39,6 +39,7 @@ mod prefetch;
 pub mod read_cache;
 mod reliability;
 mod rmw;
+mod scan;
 pub mod scheduler;
 pub mod slc;
 pub mod suspend;
@@ -58,8 +59,9 @@ use crate::flash::{Channel, ChannelChange, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::reliability::Reliability;
-use ops::{Command, Die, FailedScan, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
+use scan::FailedScan;
 use scheduler::Scheduler;
 use tally::Tally;
 

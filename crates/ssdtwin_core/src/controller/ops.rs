@@ -99,19 +99,6 @@ impl Default for BlockedRead {
     }
 }
 
-/// The last search for a program target that found none (`admission.rs`): what it read is
-/// unchanged while no block was erased, the GC pacing saw no change that can end a hold and the
-/// host frontier is the same, so a new search would find none again (and the same holds).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct FailedScan {
-    pub valid: bool,
-    pub erases: u64,
-    pub pacing: u64,
-    pub handle: u16,
-    /// A target was skipped because its GC holds host writes.
-    pub held_by_gc: bool,
-}
-
 /// What a flash operation does.
 #[derive(Clone, Copy, Debug)]
 pub enum OpKind {

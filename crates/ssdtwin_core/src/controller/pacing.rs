@@ -198,6 +198,12 @@ impl GcPacing {
         }
     }
 
+    /// Whether [`Self::epoch`] counts changes (`paced`).
+    #[inline]
+    pub fn counts_changes(&self) -> bool {
+        matches!(self, GcPacing::Paced(_))
+    }
+
     /// The levels of `paced`, in free blocks per plane.
     pub fn levels(&self) -> Option<PacedLevels> {
         match self {
