@@ -352,4 +352,24 @@ mod tests {
             GC_READ_WINDOW
         );
     }
+
+    /// The program-target search (`scan.rs`) trusts this count to see every change that can end
+    /// a hold: each claim, read issued and read done counts once, a host page not at all.
+    #[test]
+    fn epoch_counts_each_claim_and_victim_read_and_no_host_page() {
+        let mut pacing = paced();
+        assert_eq!(pacing.epoch(), 0);
+        pacing.claimed(0, 600, 1024, true);
+        pacing.host_units(0, 4, 0);
+        assert_eq!(pacing.epoch(), 1, "a claim counts, a host page does not");
+        pacing.spend(0, 4);
+        pacing.read_done(0, 4);
+        assert_eq!(pacing.epoch(), 3, "a read issued and a read done count once each");
+        assert!(pacing.counts_changes());
+        let mut threshold = GcPacing::Threshold;
+        threshold.claimed(0, 600, 1024, true);
+        threshold.spend(0, 4);
+        assert_eq!(threshold.epoch(), 0, "threshold holds nothing and counts nothing");
+        assert!(!threshold.counts_changes());
+    }
 }
