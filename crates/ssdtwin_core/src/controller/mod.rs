@@ -10,7 +10,7 @@
 //!
 //! [`Controller`] owns all of it: the FTL it drives, the dies' queues and operations, the
 //! channels. Its handlers are split by concern: `admission.rs` (host queue, frame buffer, write
-//! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
+//! aggregation), `scan.rs` (the program target host writes fill next), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
 //! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `read_cache.rs` and `prefetch.rs` (the DRAM read cache and read-ahead), `drain.rs` (the end of a run),
