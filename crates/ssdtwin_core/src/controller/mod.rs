@@ -59,9 +59,8 @@ use crate::flash::{Channel, ChannelChange, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::reliability::Reliability;
-use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use ops::{Command, Die, FailedScan, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
-use scan::FailedScan;
 use scheduler::Scheduler;
 use tally::Tally;
 

@@ -17,27 +17,6 @@ use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer};
 
-/// The last search that found no target, and the changes GC noted since.
-#[derive(Debug, Default)]
-pub struct FailedScan {
-    pub valid: bool,
-    /// The FTL's erase count, the pacing's change count and the FDP host handle at the search.
-    erases: u64,
-    pacing: u64,
-    handle: u16,
-    /// Per target: its GC held host writes (else a plane had no page for them).
-    held: Vec<bool>,
-    held_count: usize,
-    /// The target of each plane.
-    plane_target: Vec<u32>,
-    /// Targets with a noted change since the search, each once (`listed`).
-    dirty: Vec<u32>,
-    listed: Vec<bool>,
-    /// Erases and pacing changes noted since the search.
-    erases_noted: u64,
-    pacing_noted: u64,
-}
-
 /// What a target can do for host writes now.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum TargetState {
