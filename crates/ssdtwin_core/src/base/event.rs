@@ -119,6 +119,7 @@ impl EventQueue {
         }
     }
 
+    #[inline]
     pub fn schedule(&mut self, time: Time, event: Event) {
         self.heap.push(Entry {
             key: (u128::from(time.as_nanos()) << 64) | u128::from(self.next_sequence),
@@ -127,6 +128,7 @@ impl EventQueue {
         self.next_sequence += 1;
     }
 
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         self.heap.pop().map(|entry| (entry.time(), entry.event))
     }

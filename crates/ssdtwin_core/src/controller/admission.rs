@@ -1,7 +1,7 @@
 //! Admission: a command's transactions enter the frame buffer and their dies' queues in order;
 //! writes are gathered into full programs and acknowledged once in the frame buffer.
 
-use super::ops::{partial_unit, BlockedRead, Command, OpKind, OpenProgram, Transaction, MAX_PLANES};
+use super::ops::{partial_unit, BlockedRead, Command, OpKind, Transaction};
 use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
@@ -186,6 +186,7 @@ impl Controller {
     /// or preconditioned since (its erase count restarts then), so its page may be unprogrammed.
     pub fn forget_blocked_read(&mut self) {
         self.blocked_read = BlockedRead::default();
+        self.failed_scan.valid = false;
     }
 
     /// The head cannot move: a Head-of-Line event, or (`by_gc`) host writes waiting for GC.
@@ -324,50 +325,6 @@ impl Controller {
                 cx.events.schedule(cx.now, Event::CommandCompleted { command });
             }
         }
-    }
-
-    /// Opens the next program target in striping order that has room.
-    pub(super) fn open_user_program<O: Observer>(&mut self, cx: &mut Context<O>) -> bool {
-        let targets = self.ftl.targets().len();
-        self.write_held_by_gc = false;
-        for _ in 0..targets {
-            let target = self.ftl.targets()[self.next_target];
-            // The next target in turn (a compare instead of a division by the target count).
-            self.next_target += 1;
-            if self.next_target == targets {
-                self.next_target = 0;
-            }
-            let planes = target.first_plane..target.first_plane + target.plane_count;
-            if !planes.clone().all(|plane| self.ftl.can_allocate(plane, Stream::User)) {
-                continue;
-            }
-            // Only a plane whose GC is collecting (has a victim) can hold host writes.
-            if planes
-                .clone()
-                .any(|plane| self.gc[plane as usize].victim != NONE && self.pacing.holds_host_writes(plane, true))
-            {
-                self.write_held_by_gc = true;
-                continue;
-            }
-            let mut pages = [(0, 0); MAX_PLANES];
-            for (index, plane) in planes.clone().enumerate() {
-                pages[index] = self.ftl.allocate_page(plane, Stream::User);
-            }
-            let units = self.geometry.units_per_page;
-            for plane in planes {
-                self.pacing.host_units(plane, units, self.ftl.free_blocks(plane));
-                self.advance_gc(plane, cx);
-            }
-            self.open_program = Some(OpenProgram {
-                target,
-                pages,
-                filled: 0,
-                capacity: target.plane_count * self.geometry.units_per_page,
-                first: self.first_page(target),
-            });
-            return true;
-        }
-        false
     }
 
     pub(super) fn close_user_program<O: Observer>(&mut self, cx: &mut Context<O>) {

@@ -74,7 +74,7 @@ impl Controller {
                 },
                 _,
             ) => {
-                let transfer = self.timing.program_transfer(units);
+                let transfer = self.program_transfer(units);
                 let loaded = self.occupy(die, now, transfer);
                 let mut page_type = self.geometry.page_type(pages[0].1);
                 if self.slc.is_some() && stream == Stream::User {
@@ -98,7 +98,7 @@ impl Controller {
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (OpKind::FoldProgram(fold), _) => {
-                let transfer = self.timing.program_transfer(fold.units);
+                let transfer = self.program_transfer(fold.units);
                 let loaded = self.occupy(die, now, transfer);
                 let length = self
                     .timing
@@ -122,7 +122,7 @@ impl Controller {
             }
             (OpKind::MappingProgram, _) => {
                 // A translation page: a full page of data in, then a lower-page program.
-                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
+                let transfer = self.program_transfer(self.geometry.units_per_page);
                 let loaded = self.occupy(die, now, transfer);
                 let length = self.timing.program_time(0, &mut self.flash_rng);
                 cx.die(StateChange::DieOpStart {
@@ -143,7 +143,7 @@ impl Controller {
                 },
                 _,
             ) => {
-                let transfer = self.timing.program_transfer(self.geometry.units_per_page);
+                let transfer = self.program_transfer(self.geometry.units_per_page);
                 let loaded = self.occupy(die, now, transfer);
                 let length = self.timing.program_time(page_type as usize, &mut self.flash_rng);
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
@@ -211,6 +211,22 @@ impl Controller {
         self.channels[channel as usize].occupy(now, chip, before, length)
     }
 
+    /// Bus time to move `units` mapping units with their parity (`Timing::read_transfer`), from
+    /// the table computed at construction.
+    #[inline]
+    fn read_transfer(&self, units: u32) -> Duration {
+        match self.read_transfers.get(units as usize) {
+            Some(&transfer) => transfer,
+            None => self.timing.read_transfer(units),
+        }
+    }
+
+    /// Bus time to load `units` mapping units for a program (`Timing::program_transfer`).
+    #[inline]
+    fn program_transfer(&self, units: u32) -> Duration {
+        self.timing.command + self.read_transfer(units)
+    }
+
     /// A read's data out, granted now: only the codewords it needs (column addressing).
     fn data_out<O: Observer>(&mut self, die: u32, op: u32, batch: u32, cx: &mut Context<O>) {
         let units = match self.ops[op].kind {
@@ -220,7 +236,7 @@ impl Controller {
             OpKind::FoldRead(fold) => fold.units,
             _ => 1,
         };
-        let mut transfer = self.timing.read_transfer(units);
+        let mut transfer = self.read_transfer(units);
         if let Some(reliability) = &self.reliability {
             // Each retry's data and the soft bits go out too.
             transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));

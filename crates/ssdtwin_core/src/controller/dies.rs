@@ -113,6 +113,8 @@ impl Controller {
                 return;
             }
             match choice {
+                // The front (the common choice) without `remove`'s general shifting.
+                Choice::Host(0) => state.queues.host.pop_front().expect("scheduler chose a queued op"),
                 Choice::Host(index) => state.queues.host.remove(index).expect("scheduler chose a queued op"),
                 Choice::Internal => state.queues.internal.pop_front().expect("scheduler chose a queued op"),
             }

@@ -14,6 +14,7 @@ impl Controller {
     /// Installs the GC pacing (`sim/assembly.rs`; the default until then is `threshold`).
     pub fn set_gc_pacing(&mut self, pacing: GcPacing) {
         self.pacing = pacing;
+        self.failed_scan.valid = false;
     }
 
     /// Whether `plane` should be collecting: below the stop level under `paced`, below the start
@@ -74,6 +75,7 @@ impl Controller {
         let valid = self.ftl.blocks.valid[victim as usize];
         self.pacing
             .claimed(plane, valid, self.geometry.units_per_block(), reclaim);
+        self.note_gc_change(plane, false);
         self.issue_gc_reads(plane, cx);
     }
 
@@ -127,6 +129,7 @@ impl Controller {
             if units > 0 {
                 self.gc[plane as usize].reads_in_flight += 1;
                 self.pacing.spend(plane, units);
+                self.note_gc_change(plane, false);
                 let read = OpKind::GcRead {
                     block: gc.victim,
                     page,
@@ -162,6 +165,7 @@ impl Controller {
         }
         self.gc[plane as usize].reads_in_flight -= 1;
         self.pacing.read_done(plane, units);
+        self.note_gc_change(plane, false);
         self.issue_gc_reads(plane, cx);
     }
 
@@ -172,6 +176,7 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         self.ftl.erase(block);
         self.gc[plane as usize].victim = NONE;
+        self.note_gc_change(plane, true);
         self.count_plane_valid(plane);
         if let Some(reliability) = self.reliability.as_mut() {
             reliability.erased(block);

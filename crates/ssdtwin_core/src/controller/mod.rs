@@ -10,7 +10,7 @@
 //!
 //! [`Controller`] owns all of it: the FTL it drives, the dies' queues and operations, the
 //! channels. Its handlers are split by concern: `admission.rs` (host queue, frame buffer, write
-//! aggregation), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
+//! aggregation), `scan.rs` (the program target host writes fill next), `mapped.rs` (block mapping and BAST writes), `dies.rs` (operations on dies:
 //! queued, started, sensed, done), `bus.rs` (a die's use of its channel, ONFI timing), `array.rs`
 //! (program/erase array phases and suspend), `gc.rs` (garbage collection as die operations),
 //! `pacing.rs` (when GC work may run), `trim.rs` (host trims), `durability.rs` (Flush and FUA), `rmw.rs` (writes of part of a unit), `read_cache.rs` and `prefetch.rs` (the DRAM read cache and read-ahead), `drain.rs` (the end of a run),
@@ -39,6 +39,7 @@ mod prefetch;
 pub mod read_cache;
 mod reliability;
 mod rmw;
+mod scan;
 pub mod scheduler;
 pub mod slc;
 pub mod suspend;
@@ -58,7 +59,7 @@ use crate::flash::{Channel, ChannelChange, Geometry, Timing};
 use crate::ftl::mapping::NONE;
 use crate::ftl::Ftl;
 use crate::reliability::Reliability;
-use ops::{Command, Die, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
+use ops::{Command, Die, FailedScan, FlashOp, OpenProgram, PlaneGc, Transaction, MAX_PLANES};
 use params::ControllerConfig;
 use scheduler::Scheduler;
 use tally::Tally;
@@ -68,6 +69,9 @@ use tally::Tally;
 pub struct Controller {
     pub geometry: Geometry,
     timing: Timing,
+    /// Bus time of a read's data out by mapping units, up to a die's planes of pages (`bus.rs`):
+    /// `Timing::read_transfer` computed once, not for every transfer.
+    read_transfers: Vec<Duration>,
     pub ftl: Ftl,
     pub channels: Vec<Channel>,
     /// The controller's channel delay (`flash.channel_switch_time`) and its count.
@@ -95,6 +99,8 @@ pub struct Controller {
     head_blocked: bool,
     /// The last write admission failed because its targets' GC holds host writes.
     write_held_by_gc: bool,
+    /// The last search for a program target, if it found none and nothing changed since.
+    failed_scan: FailedScan,
     open_program: Option<OpenProgram>,
     /// FDP: the open programs of the handles not being written, by handle (`fdp.rs`); empty
     /// without FDP.
@@ -195,6 +201,7 @@ impl Controller {
             buffer_read_time: config.buffer_read_time,
             head_blocked: false,
             write_held_by_gc: false,
+            failed_scan: FailedScan::default(),
             open_program: None,
             parked: Controller::parked_programs(ftl.fdp.as_deref().map(|fdp| fdp.handles)),
             pending_program: None,
@@ -220,6 +227,9 @@ impl Controller {
             prefetching: HashSet::new(),
             zoned: None,
             geometry,
+            read_transfers: (0..=geometry.units_per_page * geometry.planes_per_die)
+                .map(|units| timing.read_transfer(units))
+                .collect(),
             timing,
             ftl,
         })

@@ -99,6 +99,28 @@ impl Default for BlockedRead {
     }
 }
 
+/// The last search for a program target that found none, and the changes GC noted since
+/// (`scan.rs`).
+#[derive(Debug, Default)]
+pub struct FailedScan {
+    pub valid: bool,
+    /// The FTL's erase count, the pacing's change count and the FDP host handle at the search.
+    pub erases: u64,
+    pub pacing: u64,
+    pub handle: u16,
+    /// Per target: its GC held host writes (else a plane had no page for them).
+    pub held: Vec<bool>,
+    pub held_count: usize,
+    /// The target of each plane.
+    pub plane_target: Vec<u32>,
+    /// Targets with a noted change since the search, each once (`listed`).
+    pub dirty: Vec<u32>,
+    pub listed: Vec<bool>,
+    /// Erases and pacing changes noted since the search.
+    pub erases_noted: u64,
+    pub pacing_noted: u64,
+}
+
 /// What a flash operation does.
 #[derive(Clone, Copy, Debug)]
 pub enum OpKind {

@@ -69,6 +69,8 @@ pub struct Paced {
     cap: f64,
     /// Units of victim page reads issued and not yet done, per plane.
     in_flight: Vec<f64>,
+    /// Changes that may release held host writes (victim claims, reads issued and done).
+    epoch: u64,
 }
 
 impl GcPacing {
@@ -83,6 +85,7 @@ impl GcPacing {
                 ratio: vec![f64::INFINITY; planes as usize],
                 cap: f64::from(block_units),
                 in_flight: vec![0.0; planes as usize],
+                epoch: 0,
             }),
         }
     }
@@ -100,6 +103,7 @@ impl GcPacing {
     /// reclamation, earned by host writes; otherwise a relocation, unpaced).
     pub fn claimed(&mut self, plane: u32, valid: u32, units: u32, paced: bool) {
         if let GcPacing::Paced(state) = self {
+            state.epoch += 1;
             // Surplus earned for the last victim does not carry over; a debt does.
             state.credit[plane as usize] = state.credit[plane as usize].min(0.0);
             state.ratio[plane as usize] = if paced {
@@ -154,6 +158,7 @@ impl GcPacing {
     pub fn spend(&mut self, plane: u32, units: u32) {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
+            state.epoch += 1;
             if state.ratio[index].is_finite() {
                 state.credit[index] -= f64::from(units);
             }
@@ -165,6 +170,7 @@ impl GcPacing {
     pub fn read_done(&mut self, plane: u32, units: u32) {
         if let GcPacing::Paced(state) = self {
             let index = plane as usize;
+            state.epoch += 1;
             state.in_flight[index] = (state.in_flight[index] - f64::from(units)).max(0.0);
         }
     }
@@ -179,6 +185,23 @@ impl GcPacing {
                 collecting && state.credit[index].max(0.0) + state.in_flight[index] > HOLD * state.cap
             }
         }
+    }
+
+    /// Counts the changes that can end a hold of host writes (`holds_host_writes`): a victim
+    /// claimed, a victim page read issued or done. Host pages placed only add to a hold. Always
+    /// 0 under `threshold`, which holds nothing.
+    #[inline]
+    pub fn epoch(&self) -> u64 {
+        match self {
+            GcPacing::Threshold => 0,
+            GcPacing::Paced(state) => state.epoch,
+        }
+    }
+
+    /// Whether [`Self::epoch`] counts changes (`paced`).
+    #[inline]
+    pub fn counts_changes(&self) -> bool {
+        matches!(self, GcPacing::Paced(_))
     }
 
     /// The levels of `paced`, in free blocks per plane.
@@ -328,5 +351,25 @@ mod tests {
             .read_window(0, 12, false),
             GC_READ_WINDOW
         );
+    }
+
+    /// The program-target search (`scan.rs`) trusts this count to see every change that can end
+    /// a hold: each claim, read issued and read done counts once, a host page not at all.
+    #[test]
+    fn epoch_counts_each_claim_and_victim_read_and_no_host_page() {
+        let mut pacing = paced();
+        assert_eq!(pacing.epoch(), 0);
+        pacing.claimed(0, 600, 1024, true);
+        pacing.host_units(0, 4, 0);
+        assert_eq!(pacing.epoch(), 1, "a claim counts, a host page does not");
+        pacing.spend(0, 4);
+        pacing.read_done(0, 4);
+        assert_eq!(pacing.epoch(), 3, "a read issued and a read done count once each");
+        assert!(pacing.counts_changes());
+        let mut threshold = GcPacing::Threshold;
+        threshold.claimed(0, 600, 1024, true);
+        threshold.spend(0, 4);
+        assert_eq!(threshold.epoch(), 0, "threshold holds nothing and counts nothing");
+        assert!(!threshold.counts_changes());
     }
 }

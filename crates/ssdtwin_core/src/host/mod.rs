@@ -40,6 +40,8 @@ pub struct PcieLink {
     bytes_per_second: f64,
     to_device_free: Time,
     to_host_free: Time,
+    /// The last payload size moved and its transfer time: commands are mostly of one size.
+    last: (u64, Duration),
 }
 
 impl PcieLink {
@@ -48,6 +50,7 @@ impl PcieLink {
             bytes_per_second: pcie_bytes_per_second(config.pcie_generation, config.pcie_lanes),
             to_device_free: Time::ZERO,
             to_host_free: Time::ZERO,
+            last: (0, Duration::ZERO),
         }
     }
 
@@ -55,15 +58,24 @@ impl PcieLink {
         Duration::for_transfer(bytes, self.bytes_per_second)
     }
 
+    /// [`Self::transfer_time`] of `bytes`, remembered for the next payload of the same size.
+    #[inline]
+    fn moved(&mut self, bytes: u64) -> Duration {
+        if bytes != self.last.0 {
+            self.last = (bytes, self.transfer_time(bytes));
+        }
+        self.last.1
+    }
+
     /// Moves a write payload requested at `now`; returns when it has arrived.
     pub fn to_device(&mut self, now: Time, bytes: u64) -> Time {
-        self.to_device_free = self.to_device_free.max(now) + self.transfer_time(bytes);
+        self.to_device_free = self.to_device_free.max(now) + self.moved(bytes);
         self.to_device_free
     }
 
     /// Moves read data requested at `now`; returns when it has arrived at the host.
     pub fn to_host(&mut self, now: Time, bytes: u64) -> Time {
-        self.to_host_free = self.to_host_free.max(now) + self.transfer_time(bytes);
+        self.to_host_free = self.to_host_free.max(now) + self.moved(bytes);
         self.to_host_free
     }
 }

@@ -4,7 +4,8 @@
 
 use std::cmp::Reverse;
 
-use super::meter::{nanos_f64, watts};
+use super::meter::{nanos_f64, watts, DieState};
+use super::profile::Profiles;
 use super::report::{EnergyReport, PowerReport};
 use super::timeseries::TimeSeries;
 use super::PowerModel;
@@ -173,6 +174,7 @@ impl PowerModel {
     /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
     /// (earlier than its entry in the heap), already recorded as the die's `queued`.
     pub(super) fn update(&mut self, die: u32, now: Time) -> Option<Time> {
+        // One lookup of the die's state (the fields borrowed below are disjoint from it).
         let state = &mut self.dies[die as usize];
         let mut next = Time::MAX;
         // The profile: pass the segment boundaries due; its start or next boundary is booked.
@@ -182,9 +184,8 @@ impl PowerModel {
                 next = state.run_start;
             } else {
                 if state.segment_end <= now {
-                    self.pass_boundaries(die, now);
+                    pass_boundaries(&self.profiles, state, now);
                 }
-                let state = &self.dies[die as usize];
                 if state.segment < state.profile.end {
                     array = true;
                     if state.segment + 1 < state.profile.end {
@@ -193,7 +194,6 @@ impl PowerModel {
                 }
             }
         }
-        let state = &mut self.dies[die as usize];
         // The end of a profile and of a transfer need no wake-up: the simulation calls a hook for
         // the die at that very instant (`transfer` at `ReadSensed`, `die_op_end` at `DieDone`),
         // and a program's data load ends where its profile starts, which is booked.
@@ -255,18 +255,16 @@ impl PowerModel {
         meter.since = now;
         meter.power += delta;
     }
+}
 
-    /// Moves the running profile of `die` past its segment boundaries at or before `now`.
-    #[inline(never)]
-    pub(super) fn pass_boundaries(&mut self, die: u32, now: Time) {
-        let profiles = &self.profiles;
-        let state = &mut self.dies[die as usize];
-        while state.segment < state.profile.end && state.segment_end <= now {
-            state.segment += 1;
-            if state.segment < state.profile.end {
-                let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-                state.segment_end = state.run_start + offset;
-            }
+/// Moves the running profile of a die (`state`) past its segment boundaries at or before `now`.
+#[inline(never)]
+fn pass_boundaries(profiles: &Profiles, state: &mut DieState, now: Time) {
+    while state.segment < state.profile.end && state.segment_end <= now {
+        state.segment += 1;
+        if state.segment < state.profile.end {
+            let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+            state.segment_end = state.run_start + offset;
         }
     }
 }
