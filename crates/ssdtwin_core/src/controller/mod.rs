@@ -42,6 +42,7 @@ mod rmw;
 mod scan;
 pub mod scheduler;
 pub mod slc;
+mod stall;
 pub mod suspend;
 pub mod tally;
 mod trim;

@@ -58,9 +58,10 @@ impl Simulation {
         self.check_workload()?;
         if self.host.outstanding > 0 {
             return Err(RunError::Stalled(format!(
-                "the drive stopped making progress at {} with {} commands in flight: GC found no block to reclaim; \
-                 raise ftl.over_provisioning or lower workload.span",
-                self.now, self.host.outstanding
+                "the drive stopped making progress at {} with {} commands in flight: {}",
+                self.now,
+                self.host.outstanding,
+                self.controller.stall_cause()
             )));
         }
         progress(&self.progress());

@@ -243,9 +243,10 @@ impl LiveSimulation {
             let Some(time) = self.simulation.events.peek_time() else {
                 if self.outstanding > 0 && self.completions.len() == before {
                     return Err(RunError::Stalled(format!(
-                        "the drive stopped making progress at {} with {} commands in flight: GC found no block \
-                         to reclaim; raise ftl.over_provisioning",
-                        self.simulation.now, self.outstanding
+                        "the drive stopped making progress at {} with {} commands in flight: {}",
+                        self.simulation.now,
+                        self.outstanding,
+                        self.simulation.controller.stall_cause()
                     )));
                 }
                 return Ok(self.completions.len() > before);

@@ -102,3 +102,34 @@ fn files_that_are_not_text_are_errors_naming_the_key_not_endless_reads() {
     assert!(error.message.contains("longer than"), "{error}");
     std::fs::remove_dir_all(&directory).unwrap();
 }
+
+#[test]
+fn a_drive_starved_of_gc_victims_stops_with_a_message_naming_the_starved_planes() {
+    // A tiny drive with 2% spare space written at random until no closed block of a plane holds
+    // stale data (the sweep tests' failing point): the engine must stop, not spin, and say which
+    // resource ran out and which key to change.
+    let settings: Vec<String> = [
+        "workload.precondition=\"none\"",
+        "flash.channels=1",
+        "flash.dies_per_chip=1",
+        "flash.blocks_per_plane=8",
+        "flash.pages_per_block=6",
+        "ftl.over_provisioning=0.02",
+        "ftl.gc_threshold=0.01",
+        "workload.read_fraction=0.0",
+        "workload.io_count=20000",
+        "host.queue_depth=32",
+    ]
+    .iter()
+    .map(|text| text.to_string())
+    .collect();
+    let scenario = load_with(&settings).unwrap();
+    let error = ssdtwin_core::run(&scenario, &mut |_| true).unwrap_err().to_string();
+    assert!(error.contains("stopped making progress"), "{error}");
+    assert!(
+        error.contains("GC found no block to reclaim on 1 of 2 planes"),
+        "{error}"
+    );
+    assert!(error.contains("32 transactions queued at admission"), "{error}");
+    assert!(error.contains("ftl.over_provisioning"), "{error}");
+}
