@@ -23,6 +23,7 @@ pub mod fdp;
 #[cfg(test)]
 mod fdp_tests;
 mod fill;
+mod fill_layout;
 pub mod gc;
 mod gc_copies;
 mod invariants;
