@@ -79,6 +79,12 @@ impl Mapping {
         (forward, reverse)
     }
 
+    /// Logical units a fill laid out without writing them (its rows, [`FillLayout`]).
+    #[cfg(test)]
+    pub fn laid_out_units(&self) -> u32 {
+        self.layout.logical_range().len() as u32
+    }
+
     /// Calls `visit` with the forward map's entry values in order ([`NONE`] for none), a chunk of
     /// at most `chunk` at a time (for snapshots).
     pub fn for_each_forward_chunk(

@@ -24,6 +24,8 @@ pub mod fdp;
 mod fdp_tests;
 mod fill;
 mod fill_layout;
+#[cfg(test)]
+mod fill_tests;
 pub mod gc;
 mod gc_copies;
 mod invariants;
