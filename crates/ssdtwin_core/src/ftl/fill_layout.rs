@@ -143,7 +143,10 @@ impl FillLayout {
             Some(_) => return false,
         }
         for (slot, &block) in blocks.iter().enumerate() {
-            let (step, plane) = (slot as u32 / shape.planes_per_target, slot as u32 % shape.planes_per_target);
+            let (step, plane) = (
+                slot as u32 / shape.planes_per_target,
+                slot as u32 % shape.planes_per_target,
+            );
             let entry = &mut self.first_logical[block as usize];
             assert_eq!(*entry, NONE, "block {block} in two rows of a fill");
             *entry = first + step * program_units + plane * shape.units_per_page;
@@ -191,7 +194,17 @@ mod tests {
     fn a_divisor_divides_exactly_at_the_edges_of_u32() {
         for divisor in [1u32, 2, 3, 7, 12, 96, 255, 256, 1536, 65_537, u32::MAX - 1, u32::MAX] {
             let by = Divisor::new(divisor);
-            for n in [0u32, 1, 2, divisor - 1, divisor, divisor.wrapping_add(1), 1 << 31, u32::MAX - 1, u32::MAX] {
+            for n in [
+                0u32,
+                1,
+                2,
+                divisor - 1,
+                divisor,
+                divisor.wrapping_add(1),
+                1 << 31,
+                u32::MAX - 1,
+                u32::MAX,
+            ] {
                 assert_eq!(by.div_rem(n), (n / divisor, n % divisor), "{n} / {divisor}");
             }
         }
@@ -217,9 +230,9 @@ mod tests {
         let mut logical = first;
         for row in rows {
             for page in 0..3 {
-                for slot in 0..6 {
+                for block in row {
                     for unit in 0..2 {
-                        let physical = (row[slot] * 3 + page) * 2 + unit;
+                        let physical = (block * 3 + page) * 2 + unit;
                         assert_eq!(layout.physical(logical), physical, "logical {logical}");
                         assert_eq!(layout.logical(physical), logical, "physical {physical}");
                         logical += 1;

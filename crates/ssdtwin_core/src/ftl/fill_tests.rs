@@ -98,7 +98,8 @@ fn a_lazy_fill_of_several_rows_and_a_partial_round_decodes_as_the_per_unit_fill(
                 assert_eq!(lazy.mapping.physical(logical), physical, "{what}: logical {logical}");
                 assert_eq!(lazy.mapping.logical(physical), logical, "{what}: physical {physical}");
             }
-            lazy.check_invariants().unwrap_or_else(|error| panic!("{what}: {error}"));
+            lazy.check_invariants()
+                .unwrap_or_else(|error| panic!("{what}: {error}"));
         }
     }
 }
@@ -115,7 +116,10 @@ fn gc_overwrites_and_trims_after_a_lazy_fill_leave_the_state_they_leave_after_a_
         overwrite(&mut per_unit, span_units, 4 * span_units, 5);
         let erases: u32 = lazy.blocks.erase_count.iter().sum();
         assert!(erases > 100, "GC must erase the fill's blocks ({erases} erases)");
-        assert!(state(&lazy) == state(&per_unit), "reverse in a file {in_file}: the states differ");
+        assert!(
+            state(&lazy) == state(&per_unit),
+            "reverse in a file {in_file}: the states differ"
+        );
         lazy.check_invariants().expect("a consistent FTL");
         #[cfg(feature = "verify")]
         lazy.check_versions().expect("every unit at its latest version");

@@ -115,7 +115,12 @@ impl Mapping {
         let mut start = 0u32;
         self.reverse.for_each_chunk(chunk, |stored| {
             values.clear();
-            values.extend(stored.iter().zip(start..).map(|(&stored, physical)| stored ^ self.layout.logical(physical)));
+            values.extend(
+                stored
+                    .iter()
+                    .zip(start..)
+                    .map(|(&stored, physical)| stored ^ self.layout.logical(physical)),
+            );
             start += stored.len() as u32;
             visit(&values)
         })
