@@ -161,13 +161,20 @@ impl FillLayout {
     }
 
     /// The physical unit the rows put `logical` in, or [`NONE`] outside them.
-    /// (In every lookup of the forward map: inlined, two divisions by constants and a load.)
+    /// (In every lookup of the forward map: the compare inlined, the rest, two divisions by
+    /// constants and a load, in [`Self::physical_in_rows`], out of line so the callers stay small.)
     #[inline(always)]
     pub fn physical(&self, logical: u32) -> u32 {
         let offset = logical.wrapping_sub(self.first);
         if offset >= self.len {
             return NONE;
         }
+        self.physical_in_rows(offset)
+    }
+
+    /// [`Self::physical`] of the unit `offset` units into the rows.
+    #[inline(never)]
+    fn physical_in_rows(&self, offset: u32) -> u32 {
         // Within a page row, units go per target, per plane, per unit: `slot · U + unit`.
         let (page_row, in_page_row) = self.per_page_row.div_rem(offset);
         let (row, page) = self.per_block_pages.div_rem(page_row);

@@ -240,8 +240,8 @@ impl Mapping {
         matches!(self.reverse, Reverse::File(_))
     }
 
-    /// Physical unit holding `logical`, or [`NONE`].
-    #[inline]
+    /// Physical unit holding `logical`, or [`NONE`]. (Inlined everywhere: every host read's lookup.)
+    #[inline(always)]
     pub fn physical(&self, logical: u32) -> u32 {
         self.forward[logical as usize] ^ self.layout.physical(logical)
     }
