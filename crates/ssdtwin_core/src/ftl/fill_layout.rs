@@ -10,7 +10,9 @@
 //! from the row's table; the reverse lookup takes a block's first logical unit from a per-block
 //! table and adds `page · T · P + unit`. Outside the rows both answer [`NONE`], after one compare.
 
-use super::mapping::NONE;
+/// What a lookup outside the rows answers: the mapping's `NONE` (`mapping.rs`, which builds on this
+/// file, so the value is repeated here rather than imported).
+pub const NONE: u32 = u32::MAX;
 
 /// Exact `u32` division by a divisor fixed in advance: a shift for a power of two, else the
 /// high half of a 64 × 64-bit product with `⌈2⁶⁴ / d⌉` (exact for every `u32` dividend and

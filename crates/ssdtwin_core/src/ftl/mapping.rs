@@ -36,8 +36,9 @@ use super::types::Stream;
 use crate::base::error::ConfigError;
 use crate::base::memory::LargeArray;
 
-/// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
-pub const NONE: u32 = u32::MAX;
+/// Marks an unmapped logical unit and an invalid (free or stale) physical unit (the fill layout's
+/// answer outside its rows too).
+pub const NONE: u32 = super::fill_layout::NONE;
 
 /// The stored form of a forward or reverse entry outside a fill's rows (bit-inverted: [`NONE`] is
 /// stored as 0); its own inverse, so it also decodes.
