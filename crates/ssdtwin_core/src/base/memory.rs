@@ -59,17 +59,20 @@ impl LargeArray {
     /// (`MADV_POPULATE_WRITE`, Linux 5.14 on; a hint: elsewhere, or refused, nothing happens and the
     /// first writes fault the pages in as before). Run beside other work, it takes the kernel's
     /// zeroing of fresh pages off the path of the writes that follow.
-    /// Only the first `entries` entries (all of them if fewer) are backed.
-    pub fn populate(&self, entries: usize) {
+    /// Only the pages of entries `start..end` (clipped to the array) are backed: from the first
+    /// page that starts at or after `start` (a page before it may hold entries to be left alone).
+    pub fn populate(&self, start: usize, end: usize) {
         #[cfg(target_os = "linux")]
         if let Storage::Mapped { map, len } = &self.storage {
-            let bytes = entries.min(*len) * 4;
-            if bytes > 0 {
-                let _ = map.advise_range(memmap2::Advice::PopulateWrite, 0, bytes);
+            const PAGE: usize = 4096;
+            let from = (start.min(*len) * 4).div_ceil(PAGE) * PAGE;
+            let to = end.min(*len) * 4;
+            if to > from {
+                let _ = map.advise_range(memmap2::Advice::PopulateWrite, from, to - from);
             }
         }
         #[cfg(not(target_os = "linux"))]
-        let _ = entries;
+        let _ = (start, end);
     }
 
     /// Whether the array lives in a memory map (false: the heap fallback).
@@ -146,13 +149,13 @@ mod tests {
     fn populating_keeps_the_contents() {
         let mut array = LargeArray::filled(3 << 20, 0);
         array[5] = 7;
-        array.populate(1 << 20);
-        array.populate(usize::MAX);
+        array.populate(0, 1 << 20);
+        array.populate(5, usize::MAX);
         assert!(array.is_mapped());
         assert_eq!(array[5], 7);
         assert_eq!(array.iter().filter(|&&value| value != 0).count(), 1);
         let heap = LargeArray::default();
-        heap.populate(10);
+        heap.populate(0, 10);
         assert!(heap.is_empty());
     }
 }

@@ -17,25 +17,31 @@
 //! may live in a file instead of memory (`ftl.reverse_map = "file"`, `reverse.rs`): memory then
 //! holds the forward map and a cache of block runs, about 4 B per logical unit.
 //!
-//! Entries are stored bit-inverted ([`encode`]): [`NONE`] is stored as 0, so a new table is the
-//! kernel's zeroed memory (or a new file's zeroes) as it is, with nothing written. Its pages cost
-//! nothing until first written (a fill or a snapshot writes each page once, where filling the
-//! table with `NONE` first touched every page twice), and a drive that writes a part of its span
-//! holds only that part in memory. Decoding is one `not` per access.
+//! Entries are stored relative to a mask: `stored = value ^ mask(index)`, where the mask is
+//! [`NONE`] (so `stored = !value`) except in the rows a streamed fill laid out without writing them
+//! ([`FillLayout`], `fill_layout.rs`), where it is the value the fill gave that entry. So a new
+//! table is the kernel's zeroed memory (or a new file's zeroes) as it is: an untouched entry reads
+//! [`NONE`], or the fill's mapping inside its rows. A fill of a fresh table writes no entry (its
+//! rows are a few numbers per block), its pages cost nothing until first written (reads of them
+//! hit the kernel's shared zero page), and a drive that writes a part of its span holds only that
+//! part in memory. Decoding is a compare and a `xor` per access, plus a few shifts or
+//! multiplications inside the rows.
 
 use std::path::Path;
 
+use super::fill_layout::{FillLayout, RowShape};
 use super::reverse::{Reverse, ReverseFile};
 #[cfg(feature = "verify")]
 use super::types::Stream;
 use crate::base::error::ConfigError;
 use crate::base::memory::LargeArray;
 
-/// Marks an unmapped logical unit and an invalid (free or stale) physical unit.
-pub const NONE: u32 = u32::MAX;
+/// Marks an unmapped logical unit and an invalid (free or stale) physical unit (the fill layout's
+/// answer outside its rows too).
+pub const NONE: u32 = super::fill_layout::NONE;
 
-/// The stored form of a forward or reverse entry (bit-inverted: [`NONE`] is stored as 0); its own
-/// inverse, so it also decodes.
+/// The stored form of a forward or reverse entry outside a fill's rows (bit-inverted: [`NONE`] is
+/// stored as 0); its own inverse, so it also decodes.
 #[inline]
 pub const fn encode(value: u32) -> u32 {
     !value
@@ -45,51 +51,155 @@ pub const fn encode(value: u32) -> u32 {
 pub struct Mapping {
     forward: LargeArray,
     reverse: Reverse,
+    /// The rows a fill laid out without writing them: the masks of their entries.
+    layout: FillLayout,
+    /// Nothing written yet but the layout's rows: a fill may still add rows to it.
+    pristine: bool,
     /// Test builds only (`verify` feature): the version of each unit's data ([`Versions`]).
     #[cfg(feature = "verify")]
     pub versions: Versions,
 }
 
 impl Mapping {
-    /// The forward and reverse arrays as stored ([`encode`]d), for the tests that compare whole
-    /// states; the reverse map must be in memory.
+    /// The forward and reverse maps decoded (entry values, [`NONE`] for none), for the tests that
+    /// compare whole states.
     #[cfg(test)]
-    pub fn arrays(&self) -> (&[u32], &[u32]) {
-        match &self.reverse {
-            Reverse::Memory(reverse) => (&self.forward, reverse),
-            Reverse::File(_) => panic!("the reverse map is in a file"),
+    pub fn decoded(&self) -> (Vec<u32>, Vec<u32>) {
+        let mut forward = Vec::with_capacity(self.forward.len());
+        self.for_each_forward_chunk(1 << 16, |chunk| {
+            forward.extend_from_slice(chunk);
+            Ok(())
+        })
+        .expect("in memory");
+        let mut reverse = Vec::with_capacity(self.reverse.len());
+        self.for_each_reverse_chunk(1 << 16, |chunk| {
+            reverse.extend_from_slice(chunk);
+            Ok(())
+        })
+        .expect("the reverse map reads back");
+        (forward, reverse)
+    }
+
+    /// Logical units a fill laid out without writing them (its rows, [`FillLayout`]).
+    #[cfg(test)]
+    pub fn laid_out_units(&self) -> u32 {
+        self.layout.logical_range().len() as u32
+    }
+
+    /// Calls `visit` with the forward map's entry values in order ([`NONE`] for none), a chunk of
+    /// at most `chunk` at a time (for snapshots).
+    pub fn for_each_forward_chunk(
+        &self,
+        chunk: usize,
+        mut visit: impl FnMut(&[u32]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut values = vec![0u32; chunk.min(self.forward.len())];
+        for (index, stored) in self.forward.chunks(chunk.max(1)).enumerate() {
+            let start = (index * chunk) as u32;
+            let part = &mut values[..stored.len()];
+            for ((value, &stored), logical) in part.iter_mut().zip(stored).zip(start..) {
+                *value = stored ^ self.layout.physical(logical);
+            }
+            visit(part)?;
         }
+        Ok(())
     }
 
-    /// The forward map as stored ([`encode`]d; for snapshots).
-    pub fn forward_stored(&self) -> &[u32] {
-        &self.forward
+    /// Calls `visit` with the reverse map's entry values in order ([`NONE`] for none, entries
+    /// possibly stale), a chunk of at most `chunk` at a time (for snapshots).
+    pub fn for_each_reverse_chunk(
+        &self,
+        chunk: usize,
+        mut visit: impl FnMut(&[u32]) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        let mut values = Vec::with_capacity(chunk.min(self.reverse.len()));
+        let mut start = 0u32;
+        self.reverse.for_each_chunk(chunk, |stored| {
+            values.clear();
+            values.extend(
+                stored
+                    .iter()
+                    .zip(start..)
+                    .map(|(&stored, physical)| stored ^ self.layout.logical(physical)),
+            );
+            start += stored.len() as u32;
+            visit(&values)
+        })
     }
 
-    /// The reverse map as stored ([`encode`]d, entries possibly stale; for snapshots).
-    pub fn reverse_stored(&self) -> &Reverse {
-        &self.reverse
-    }
-
-    /// The forward array and the reverse map as stored ([`encode`]d), for a caller that lays out
-    /// a fresh table in bulk (the streamed fill, `fill.rs`).
+    /// The forward array and the reverse map with every entry stored plainly ([`encode`]d: any
+    /// fill layout written out first), for a caller that lays out a fresh table in bulk (`steady`).
     pub(super) fn arrays_mut(&mut self) -> (&mut [u32], &mut Reverse) {
+        self.materialise();
+        self.pristine = false;
         (&mut self.forward, &mut self.reverse)
     }
 
-    /// The forward array and the reverse map as stored ([`encode`]d), taken out (the mapping is
-    /// left empty).
+    /// The forward array, the reverse map and the masks they are stored with (an entry is stored
+    /// as its value `^` the layout's value for it, [`NONE`] outside the layout), for the fill.
+    pub(super) fn arrays_masked_mut(&mut self) -> (&mut [u32], &mut Reverse, &FillLayout) {
+        self.pristine = false;
+        (&mut self.forward, &mut self.reverse, &self.layout)
+    }
+
+    /// Takes a streamed fill's row without writing it, if the table holds nothing but earlier rows
+    /// it continues (`FillLayout::push_row`); returns whether it did. `blocks`: the row's fresh
+    /// blocks per target in row order, per plane, filled from page 0 to the last.
+    pub(super) fn lay_out_row(&mut self, first: u32, shape: RowShape, blocks: &[u32]) -> bool {
+        if !self.pristine {
+            return false;
+        }
+        let units_per_block = shape.pages_per_block * shape.units_per_page;
+        let blocks_total = (self.reverse.len() / units_per_block.max(1) as usize) as u32;
+        let taken = self.layout.push_row(first, shape, blocks, blocks_total);
+        #[cfg(feature = "verify")]
+        if taken {
+            for logical in first..self.layout.logical_range().end {
+                let physical = self.layout.physical(logical);
+                self.versions.placed(logical, physical, NONE, Stream::User);
+            }
+        }
+        taken
+    }
+
+    /// Writes the layout's entries out plainly ([`encode`]d) and empties it: the table then reads
+    /// the same with no layout.
+    fn materialise(&mut self) {
+        if self.layout.is_empty() {
+            return;
+        }
+        let layout = std::mem::take(&mut self.layout);
+        for logical in layout.logical_range() {
+            let entry = &mut self.forward[logical as usize];
+            *entry = encode(*entry ^ layout.physical(logical));
+        }
+        let units_per_block = layout.units_per_block();
+        for &block in layout.blocks() {
+            let start = block * units_per_block;
+            let mut run = self.reverse.run_mut(start as usize, units_per_block as usize);
+            for (entry, physical) in run.iter_mut().zip(start..) {
+                *entry = encode(*entry ^ layout.logical(physical));
+            }
+        }
+    }
+
+    /// Takes the forward array and the reverse map out with every entry stored plainly
+    /// ([`encode`]d; the mapping is left empty).
     pub fn take_arrays(&mut self) -> (LargeArray, Reverse) {
+        self.materialise();
         (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
     }
 
-    /// A mapping from its forward array and reverse map as stored ([`encode`]d; a snapshot's).
+    /// A mapping from its forward array and reverse map, every entry stored plainly ([`encode`]d;
+    /// a snapshot's).
     pub fn from_arrays(forward: LargeArray, reverse: Reverse) -> Mapping {
         Mapping {
             #[cfg(feature = "verify")]
             versions: Versions::of_maps(&forward, reverse.len()),
             forward,
             reverse,
+            layout: FillLayout::default(),
+            pristine: false,
         }
     }
 
@@ -98,6 +208,8 @@ impl Mapping {
             // Zeroed memory, untouched: every entry `encode(NONE)`.
             forward: LargeArray::filled(logical_units as usize, encode(NONE)),
             reverse: Reverse::Memory(LargeArray::filled(physical_units as usize, encode(NONE))),
+            layout: FillLayout::default(),
+            pristine: true,
             #[cfg(feature = "verify")]
             versions: Versions::new(logical_units, physical_units),
         }
@@ -129,17 +241,17 @@ impl Mapping {
         matches!(self.reverse, Reverse::File(_))
     }
 
-    /// Physical unit holding `logical`, or [`NONE`].
-    #[inline]
+    /// Physical unit holding `logical`, or [`NONE`]. (Inlined everywhere: every host read's lookup.)
+    #[inline(always)]
     pub fn physical(&self, logical: u32) -> u32 {
-        encode(self.forward[logical as usize])
+        self.forward[logical as usize] ^ self.layout.physical(logical)
     }
 
     /// Logical unit whose valid data is at `physical`, or [`NONE`] when the unit holds no valid
     /// data (free, or stale: its reverse entry names a logical unit the forward map has moved on).
     #[inline]
     pub fn logical(&self, physical: u32) -> u32 {
-        let logical = encode(self.reverse.get(physical));
+        let logical = self.reverse_entry(physical);
         if logical != NONE && self.physical(logical) == physical {
             logical
         } else {
@@ -149,15 +261,18 @@ impl Mapping {
 
     /// The logical unit last written at `physical` as the reverse map holds it, valid or stale
     /// (for the tests that show a stale entry is not taken for valid data).
+    #[inline]
     pub fn reverse_entry(&self, physical: u32) -> u32 {
-        encode(self.reverse.get(physical))
+        self.reverse.get(physical) ^ self.layout.logical(physical)
     }
 
     /// Points `logical` at `physical`; returns the physical unit it held before (now stale), or [`NONE`].
     #[inline]
     pub fn remap(&mut self, logical: u32, physical: u32) -> u32 {
-        let old = encode(std::mem::replace(&mut self.forward[logical as usize], encode(physical)));
-        self.reverse.set(physical, encode(logical));
+        self.pristine = false;
+        let mask = self.layout.physical(logical);
+        let old = std::mem::replace(&mut self.forward[logical as usize], physical ^ mask) ^ mask;
+        self.reverse.set(physical, logical ^ self.layout.logical(physical));
         old
     }
 
@@ -166,8 +281,9 @@ impl Mapping {
     pub fn set(&mut self, logical: u32, physical: u32) {
         debug_assert_eq!(self.physical(logical), NONE);
         debug_assert_eq!(self.logical(physical), NONE);
-        self.forward[logical as usize] = encode(physical);
-        self.reverse.set(physical, encode(logical));
+        self.pristine = false;
+        self.forward[logical as usize] = physical ^ self.layout.physical(logical);
+        self.reverse.set(physical, logical ^ self.layout.logical(physical));
         #[cfg(feature = "verify")]
         self.versions.placed(logical, physical, NONE, Stream::User);
     }
@@ -175,7 +291,9 @@ impl Mapping {
     /// Unmaps `logical` (a host trim); returns the physical unit it held (now stale), or [`NONE`].
     #[inline]
     pub fn unmap(&mut self, logical: u32) -> u32 {
-        let old = encode(std::mem::replace(&mut self.forward[logical as usize], encode(NONE)));
+        self.pristine = false;
+        let mask = self.layout.physical(logical);
+        let old = std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask;
         #[cfg(feature = "verify")]
         self.versions.trimmed(logical);
         old
@@ -185,18 +303,31 @@ impl Mapping {
     /// fixes the block's valid count), so a check can be shown to catch the loss.
     #[cfg(feature = "verify")]
     pub fn forget(&mut self, logical: u32) -> u32 {
-        encode(std::mem::replace(&mut self.forward[logical as usize], encode(NONE)))
+        let mask = self.layout.physical(logical);
+        std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask
     }
 
     /// Backs the pages of the forward entries of logical units `0..span_units` and, in memory, of
-    /// the whole reverse map now, contents unchanged ([`LargeArray::populate`]).
+    /// the whole reverse map now, contents unchanged ([`LargeArray::populate`]). Not those of a
+    /// fill's rows ([`FillLayout`]): they stay untouched (reads of them hit the kernel's zero page)
+    /// until first written, so with rows only the forward entries outside them are backed.
     pub fn populate(&self, span_units: u32) {
-        self.forward.populate(span_units as usize);
-        self.reverse.populate();
+        if self.layout.is_empty() {
+            self.forward.populate(0, span_units as usize);
+            self.reverse.populate();
+        } else {
+            let rows = self.layout.logical_range();
+            self.forward.populate(0, rows.start.min(span_units) as usize);
+            self.forward.populate(rows.end as usize, span_units as usize);
+        }
     }
 
     pub fn logical_units(&self) -> usize {
         self.forward.len()
+    }
+
+    pub fn physical_units(&self) -> usize {
+        self.reverse.len()
     }
 
     /// Bytes of simulator state held by the two maps (the reverse map's wherever it lives).

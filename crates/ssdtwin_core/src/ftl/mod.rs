@@ -23,6 +23,9 @@ pub mod fdp;
 #[cfg(test)]
 mod fdp_tests;
 mod fill;
+mod fill_layout;
+#[cfg(test)]
+mod fill_tests;
 pub mod gc;
 mod gc_copies;
 mod invariants;

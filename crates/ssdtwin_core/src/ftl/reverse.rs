@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 use crate::base::memory::LargeArray;
 
-/// The reverse map's entries as stored (`mapping::encode`d: 0 is "none"), in memory or in a file.
+/// The reverse map's entries as stored (`mapping.rs`: an entry's value `^` its mask, so a fresh
+/// map's zeroes, in memory or in a new file, read as "none" or as a fill's layout), in memory or in
+/// a file.
 #[derive(Debug)]
 pub enum Reverse {
     Memory(LargeArray),
@@ -110,7 +112,7 @@ impl Reverse {
     /// In memory: backs every page now (`LargeArray::populate`); in a file: nothing.
     pub fn populate(&self) {
         if let Reverse::Memory(array) = self {
-            array.populate(array.len());
+            array.populate(0, array.len());
         }
     }
 }

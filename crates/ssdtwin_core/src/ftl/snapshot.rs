@@ -1,6 +1,8 @@
 //! The FTL's state as bytes, for drive snapshots (`sim/snapshot.rs` adds the file's header): the
-//! mapping table's two arrays raw (little-endian `u32` entries, [`NONE`](super::mapping::NONE) as
-//! `u32::MAX`; read a chunk at a time straight into the table's arrays and converted to their
+//! mapping table's two arrays' entry values (little-endian `u32` entries, [`NONE`](super::mapping::NONE) as
+//! `u32::MAX`, whatever the table stores in memory: a fill's rows that were never written out,
+//! `fill_layout.rs`, are written as the values they stand for, so the format does not depend on
+//! how the drive was filled, and a loaded table holds them written out; read a chunk at a time straight into the table's arrays and converted to their
 //! stored form while in cache, so loading runs at the speed of the file system; the reverse map's
 //! entries as the table holds them, stale ones included: the forward map decides validity,
 //! `mapping.rs`), then everything
@@ -20,12 +22,13 @@ const MAX_JSON_BYTES: u64 = 1 << 32;
 impl Ftl {
     /// Writes the FTL's state.
     pub fn write_state(&self, writer: &mut impl Write) -> io::Result<()> {
-        let forward = self.mapping.forward_stored();
-        writer.write_all(&(forward.len() as u64).to_le_bytes())?;
-        forward.chunks(CHUNK).try_for_each(|chunk| write_u32s(writer, chunk))?;
-        let reverse = self.mapping.reverse_stored();
-        writer.write_all(&(reverse.len() as u64).to_le_bytes())?;
-        reverse.for_each_chunk(CHUNK, |chunk| write_u32s(writer, chunk))?;
+        let (logical_units, physical_units) = (self.mapping.logical_units(), self.mapping.physical_units());
+        writer.write_all(&(logical_units as u64).to_le_bytes())?;
+        self.mapping
+            .for_each_forward_chunk(CHUNK, |chunk| write_u32s(writer, chunk))?;
+        writer.write_all(&(physical_units as u64).to_le_bytes())?;
+        self.mapping
+            .for_each_reverse_chunk(CHUNK, |chunk| write_u32s(writer, chunk))?;
         let rest = serde_json::to_vec(self).map_err(io::Error::other)?;
         writer.write_all(&(rest.len() as u64).to_le_bytes())?;
         writer.write_all(&rest)
@@ -78,13 +81,12 @@ fn read_u64(reader: &mut impl Read) -> io::Result<u64> {
 /// Entries converted at a time when writing or reading a map (256 KiB: stays in cache).
 const CHUNK: usize = 1 << 16;
 
-/// Writes the stored (`encode`d) entries `values` (at most [`CHUNK`]) as little-endian bytes of
-/// their values.
+/// Writes the entry values `values` (at most [`CHUNK`]) as little-endian bytes.
 fn write_u32s(writer: &mut impl Write, values: &[u32]) -> io::Result<()> {
-    let mut converted = vec![0u32; values.len()];
-    for (out, &stored) in converted.iter_mut().zip(values) {
-        *out = encode(stored).to_le();
+    if cfg!(target_endian = "little") {
+        return writer.write_all(bytemuck::cast_slice(values));
     }
+    let converted: Vec<u32> = values.iter().map(|value| value.to_le()).collect();
     writer.write_all(bytemuck::cast_slice(&converted))
 }
 
@@ -157,6 +159,6 @@ mod tests {
         assert_eq!(loaded.mapping.logical(physical), 5);
         assert_eq!(loaded.mapping.physical(4), NONE);
         assert_eq!(loaded.mapping.logical(physical + 1), NONE);
-        assert_eq!(loaded.mapping.arrays(), ftl.mapping.arrays());
+        assert_eq!(loaded.mapping.decoded(), ftl.mapping.decoded());
     }
 }

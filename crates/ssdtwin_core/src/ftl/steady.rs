@@ -248,6 +248,7 @@ const ROUND_PROGRAMS: u32 = 16;
 
 #[cfg(test)]
 mod tests {
+    use super::super::mapping::NONE;
     use super::super::params::{FtlConfig, GcPolicyKind};
     use super::*;
     use crate::flash::geometry::Geometry;
@@ -281,9 +282,9 @@ mod tests {
         for plane in 0..geometry.planes() {
             ftl.blocks.settle_hint(plane);
         }
-        let (forward, reverse) = ftl.mapping.arrays();
+        let (forward, reverse) = ftl.mapping.decoded();
         let rest = serde_json::to_string(&ftl).expect("an FTL serializes");
-        (forward.to_vec(), reverse.to_vec(), rest)
+        (forward, reverse, rest)
     }
 
     #[test]
@@ -305,7 +306,7 @@ mod tests {
     fn the_two_thread_layout_leaves_the_state_the_one_thread_layout_leaves() {
         for policy in [GcPolicyKind::Greedy, GcPolicyKind::Random] {
             let one = steady_state(policy, true, Stores::OneThread);
-            assert!(one.0.iter().any(|&entry| entry != 0), "the layout mapped nothing");
+            assert!(one.0.iter().any(|&entry| entry != NONE), "the layout mapped nothing");
             assert!(
                 steady_state(policy, true, Stores::TwoThreads) == one,
                 "{policy:?}: the states differ"
