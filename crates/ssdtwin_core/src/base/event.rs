@@ -141,6 +141,9 @@ pub struct EventQueue {
     /// The key of each lane's front, then of the heap's top; `u128::MAX` for an empty one (no event
     /// has that key: its sequence number would be the last possible).
     fronts: [u128; LANES + 1],
+    /// The key of the last event each lane took (still when the lane has emptied since: every
+    /// later key is larger, its sequence number being).
+    backs: [u128; LANES],
     next_sequence: u64,
 }
 
@@ -156,6 +159,7 @@ impl EventQueue {
             heap: BinaryHeap::with_capacity(4096),
             lanes: std::array::from_fn(|_| VecDeque::with_capacity(256)),
             fronts: [u128::MAX; LANES + 1],
+            backs: [0; LANES],
             next_sequence: 0,
         }
     }
@@ -169,11 +173,13 @@ impl EventQueue {
         self.next_sequence += 1;
         let (first, end) = lanes_of(event);
         for index in first..end {
+            if entry.key < self.backs[index] {
+                continue;
+            }
+            self.backs[index] = entry.key;
             let lane = &mut self.lanes[index];
-            match lane.back() {
-                Some(back) if back.key > entry.key => continue,
-                Some(_) => {}
-                None => self.fronts[index] = entry.key,
+            if lane.is_empty() {
+                self.fronts[index] = entry.key;
             }
             lane.push_back(entry);
             return;
