@@ -141,8 +141,9 @@ pub struct EventQueue {
     /// The key of each lane's front, then of the heap's top; `u128::MAX` for an empty one (no event
     /// has that key: its sequence number would be the last possible).
     fronts: [u128; LANES + 1],
-    /// The key of the last event each lane took (still when the lane has emptied since: every
-    /// later key is larger, its sequence number being).
+    /// The key of the last event each lane took, kept when the lane empties: a lane takes only
+    /// keys above it, so it stays in key order (an event scheduled in the past, below it, goes to
+    /// the next lane or the heap, which keeps the order exact all the same).
     backs: [u128; LANES],
     next_sequence: u64,
 }
