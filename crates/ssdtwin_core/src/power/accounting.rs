@@ -163,7 +163,9 @@ impl PowerModel {
     }
 
     /// Brings `die` to `now`: passes the profile boundaries due, recomputes its power, updates the
-    /// rails and books its next change.
+    /// rails and books its next change. One copy of [`Self::update`] for the hooks (the other is
+    /// in [`Self::advance_slow`]'s loop).
+    #[inline(never)]
     pub(super) fn refresh(&mut self, die: u32, now: Time) {
         if let Some(next) = self.update(die, now) {
             let key = self.keys.key(next, die);
@@ -173,6 +175,7 @@ impl PowerModel {
 
     /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
     /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    #[inline(always)]
     pub(super) fn update(&mut self, die: u32, now: Time) -> Option<Time> {
         // One lookup of the die's state (the fields borrowed below are disjoint from it).
         let state = &mut self.dies[die as usize];
@@ -184,7 +187,16 @@ impl PowerModel {
                 next = state.run_start;
             } else {
                 if state.segment_end <= now {
-                    pass_boundaries(&self.profiles, state, now);
+                    // Usually one boundary (a booked one): passed here; more, or none left, in
+                    // `pass_boundaries`.
+                    state.segment += 1;
+                    if state.segment < state.profile.end {
+                        let offset = self.profiles.boundary(state.segment, state.duration) - state.run_offset;
+                        state.segment_end = state.run_start + offset;
+                        if state.segment_end <= now {
+                            pass_boundaries(&self.profiles, state, now);
+                        }
+                    }
                 }
                 if state.segment < state.profile.end {
                     array = true;

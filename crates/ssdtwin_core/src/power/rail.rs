@@ -82,7 +82,7 @@ impl Rail {
     }
 
     /// The power changes to `power` at `now` (not before the last change).
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, now: Time, power: f64) {
         if now > self.since {
             self.close(now);
@@ -95,10 +95,13 @@ impl Rail {
                 energy: self.energy,
                 power,
             });
-        } else if let Some(last) = self.points[self.first..].last_mut().filter(|point| point.time == now) {
-            last.power = power;
         } else {
-            self.anchor.power = power; // a change at time zero
+            // Another change at the instant of the last: it replaces that one's power.
+            let live = self.first < self.points.len();
+            match self.points.last_mut() {
+                Some(last) if live && last.time == now => last.power = power,
+                _ => self.anchor.power = power, // a change at time zero
+            }
         }
         self.power = power;
     }
