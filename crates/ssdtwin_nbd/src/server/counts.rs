@@ -92,8 +92,7 @@ impl Transport {
         self.left_sum_ns += i128::from(beyond_ns);
         self.left_count += 1;
         if self.left_count.is_multiple_of(ESTIMATE_EVERY) {
-            let (histogram, _) = self.unsubtracted.histogram();
-            let median = Duration::from_nanos(histogram.value_at_quantile(0.5));
+            let median = Duration::from_nanos(self.unsubtracted.value_at_quantile(0.5));
             self.estimate = median.min(MAX_ESTIMATE);
         }
     }
