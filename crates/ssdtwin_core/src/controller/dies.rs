@@ -37,6 +37,10 @@ impl Controller {
         let op = self.new_op(kind, cx.now);
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
+        if let OpKind::HostRead { transaction } = kind {
+            let bucket = page_bucket(self.transactions[transaction].physical, self.geometry.units_per_page);
+            state.read_pages[bucket] += 1;
+        }
         if takes_slot {
             state.host_slots += 1;
         }
@@ -137,13 +141,21 @@ impl Controller {
                 let page_start = physical - physical % units_per_page;
                 state.batch.clear();
                 state.batch.push(transaction);
-                let mut index = 0;
+                let bucket = page_bucket(physical, units_per_page);
+                state.read_pages[bucket] -= 1;
+                // Only a read whose page shares the bucket can be of the same page.
+                let mut index = if state.read_pages[bucket] == 0 {
+                    state.queues.host.len()
+                } else {
+                    0
+                };
                 while index < state.queues.host.len() {
                     let other = state.queues.host[index];
                     if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
                         let merged_physical = self.transactions[merged].physical;
                         if merged_physical - merged_physical % units_per_page == page_start {
                             state.batch.push(merged);
+                            state.read_pages[bucket] -= 1;
                             state.queues.host.remove(index);
                             self.ops.remove(other);
                             continue;
@@ -365,4 +377,12 @@ impl Controller {
         }
         self.admit(cx);
     }
+}
+
+/// The bucket of `read_pages` (`ops.rs`, `Die`) of the page holding unit `physical`: a
+/// multiplicative hash of the page number, as a die's pages are spaced by a stride that plain low
+/// bits would put in one bucket.
+#[inline(always)]
+fn page_bucket(physical: u32, units_per_page: u32) -> usize {
+    ((physical / units_per_page).wrapping_mul(0x9E37_79B9) >> 27) as usize
 }

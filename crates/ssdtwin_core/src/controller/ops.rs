@@ -267,6 +267,10 @@ pub struct Die {
     pub held: bool,
     /// Page type of the running read (its sense time).
     pub page_type: u8,
+    /// Host reads in `queues.host` per bucket of their page (`dies.rs`, `page_bucket`): a read
+    /// that starts looks for same-page reads to serve with its sense only when its bucket holds
+    /// another read.
+    pub read_pages: [u32; 32],
 }
 
 impl Die {

@@ -38,6 +38,7 @@ mod read_cache;
 mod reliability;
 mod reverse_map;
 mod rmw;
+mod same_page;
 mod slc_blocks;
 mod slc_cache;
 mod source_scan;
