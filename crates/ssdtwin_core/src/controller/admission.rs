@@ -219,31 +219,38 @@ impl Controller {
                 None => {}
             }
         }
-        let physical = self.ftl.mapping.physical(logical);
         let erases = self.ftl.blocks.erased;
+        let changes = self.ftl.mapping.changes();
         let blocked = self.blocked_read;
         // A read whose die queue is full stays at the head and is tried again at every admission.
-        // While its unit has not moved and no block was erased (so its page is still programmed:
-        // only an erase unprograms a page), the outcome of the checks below is the same as last
-        // time: only its die's queue needs a look.
-        let die = if blocked.transaction == transaction && blocked.physical == physical && blocked.erases == erases {
-            blocked.die
-        } else {
-            if physical == NONE || !self.ftl.is_programmed(physical) {
-                // Never written (reads zeros) or still in controller DRAM: no flash access.
-                self.frame_used += 1;
-                cx.events
-                    .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
-                return true;
-            }
-            self.geometry.die_of_block(self.geometry.block_of_unit(physical))
-        };
+        // While no mapping entry changed (so its unit has not moved: no lookup needed) and no
+        // block was erased (so its page is still programmed: only an erase unprograms a page),
+        // the outcome of the checks below is the same as last time: only its die's queue needs a
+        // look.
+        let (physical, die) =
+            if blocked.transaction == transaction && blocked.changes == changes && blocked.erases == erases {
+                (blocked.physical, blocked.die)
+            } else {
+                let physical = self.ftl.mapping.physical(logical);
+                if physical == NONE || !self.ftl.is_programmed(physical) {
+                    // Never written (reads zeros) or still in controller DRAM: no flash access.
+                    self.frame_used += 1;
+                    cx.events
+                        .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
+                    return true;
+                }
+                (
+                    physical,
+                    self.geometry.die_of_block(self.geometry.block_of_unit(physical)),
+                )
+            };
         if self.dies[die as usize].host_slots >= self.die_queue_depth {
             self.blocked_read = BlockedRead {
                 transaction,
                 physical,
                 die,
                 erases,
+                changes,
             };
             return false;
         }

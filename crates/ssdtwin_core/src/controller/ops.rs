@@ -86,6 +86,8 @@ pub struct BlockedRead {
     pub physical: u32,
     pub die: u32,
     pub erases: u64,
+    /// The mapping's change count then (`Mapping::changes`): unchanged, the unit has not moved.
+    pub changes: u64,
 }
 
 impl Default for BlockedRead {
@@ -95,6 +97,7 @@ impl Default for BlockedRead {
             physical: crate::ftl::mapping::NONE,
             die: 0,
             erases: 0,
+            changes: 0,
         }
     }
 }

@@ -53,8 +53,10 @@ pub struct Mapping {
     reverse: Reverse,
     /// The rows a fill laid out without writing them: the masks of their entries.
     layout: FillLayout,
-    /// Nothing written yet but the layout's rows: a fill may still add rows to it.
-    pristine: bool,
+    /// Writes through the table since it was made (0: nothing written but the layout's rows, so a
+    /// fill may still add rows to it; a table from a snapshot starts at 1). An unchanged count
+    /// means no entry changed ([`Self::changes`]).
+    changes: u64,
     /// Test builds only (`verify` feature): the version of each unit's data ([`Versions`]).
     #[cfg(feature = "verify")]
     pub versions: Versions,
@@ -131,14 +133,14 @@ impl Mapping {
     /// fill layout written out first), for a caller that lays out a fresh table in bulk (`steady`).
     pub(super) fn arrays_mut(&mut self) -> (&mut [u32], &mut Reverse) {
         self.materialise();
-        self.pristine = false;
+        self.changes += 1;
         (&mut self.forward, &mut self.reverse)
     }
 
     /// The forward array, the reverse map and the masks they are stored with (an entry is stored
     /// as its value `^` the layout's value for it, [`NONE`] outside the layout), for the fill.
     pub(super) fn arrays_masked_mut(&mut self) -> (&mut [u32], &mut Reverse, &FillLayout) {
-        self.pristine = false;
+        self.changes += 1;
         (&mut self.forward, &mut self.reverse, &self.layout)
     }
 
@@ -146,7 +148,7 @@ impl Mapping {
     /// it continues (`FillLayout::push_row`); returns whether it did. `blocks`: the row's fresh
     /// blocks per target in row order, per plane, filled from page 0 to the last.
     pub(super) fn lay_out_row(&mut self, first: u32, shape: RowShape, blocks: &[u32]) -> bool {
-        if !self.pristine {
+        if self.changes != 0 {
             return false;
         }
         let units_per_block = shape.pages_per_block * shape.units_per_page;
@@ -190,6 +192,13 @@ impl Mapping {
         (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
     }
 
+    /// How many writes went through the table (every entry change counts, the fill's unwritten
+    /// rows do not): while it is unchanged, no logical unit has moved (admission's blocked read).
+    #[inline]
+    pub fn changes(&self) -> u64 {
+        self.changes
+    }
+
     /// A mapping from its forward array and reverse map, every entry stored plainly ([`encode`]d;
     /// a snapshot's).
     pub fn from_arrays(forward: LargeArray, reverse: Reverse) -> Mapping {
@@ -199,7 +208,7 @@ impl Mapping {
             forward,
             reverse,
             layout: FillLayout::default(),
-            pristine: false,
+            changes: 1,
         }
     }
 
@@ -209,7 +218,7 @@ impl Mapping {
             forward: LargeArray::filled(logical_units as usize, encode(NONE)),
             reverse: Reverse::Memory(LargeArray::filled(physical_units as usize, encode(NONE))),
             layout: FillLayout::default(),
-            pristine: true,
+            changes: 0,
             #[cfg(feature = "verify")]
             versions: Versions::new(logical_units, physical_units),
         }
@@ -269,7 +278,7 @@ impl Mapping {
     /// Points `logical` at `physical`; returns the physical unit it held before (now stale), or [`NONE`].
     #[inline]
     pub fn remap(&mut self, logical: u32, physical: u32) -> u32 {
-        self.pristine = false;
+        self.changes += 1;
         let mask = self.layout.physical(logical);
         let old = std::mem::replace(&mut self.forward[logical as usize], physical ^ mask) ^ mask;
         self.reverse.set(physical, logical ^ self.layout.logical(physical));
@@ -281,7 +290,7 @@ impl Mapping {
     pub fn set(&mut self, logical: u32, physical: u32) {
         debug_assert_eq!(self.physical(logical), NONE);
         debug_assert_eq!(self.logical(physical), NONE);
-        self.pristine = false;
+        self.changes += 1;
         self.forward[logical as usize] = physical ^ self.layout.physical(logical);
         self.reverse.set(physical, logical ^ self.layout.logical(physical));
         #[cfg(feature = "verify")]
@@ -291,7 +300,7 @@ impl Mapping {
     /// Unmaps `logical` (a host trim); returns the physical unit it held (now stale), or [`NONE`].
     #[inline]
     pub fn unmap(&mut self, logical: u32) -> u32 {
-        self.pristine = false;
+        self.changes += 1;
         let mask = self.layout.physical(logical);
         let old = std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask;
         #[cfg(feature = "verify")]
