@@ -256,6 +256,11 @@ mod tests {
     /// The whole state after statistical `steady` on a small drive: the mapping's arrays, then the
     /// rest as a snapshot writes it (the lists' hints settled: a hint may lag, never lead).
     fn steady_state(policy: GcPolicyKind, defer: bool, stores: Stores) -> (Vec<u32>, Vec<u32>, String) {
+        steady_state_in(policy, defer, stores, false)
+    }
+
+    /// [`steady_state`], the reverse map in a file if `file`.
+    fn steady_state_in(policy: GcPolicyKind, defer: bool, stores: Stores, file: bool) -> (Vec<u32>, Vec<u32>, String) {
         let flash = FlashConfig {
             channels: 2,
             dies_per_chip: 2,
@@ -269,6 +274,11 @@ mod tests {
         };
         let geometry = Geometry::new(&flash, config.mapping_unit);
         let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+        if file {
+            ftl.mapping
+                .reverse_to_file(&std::env::temp_dir(), geometry.units_per_block())
+                .expect("a file in the temporary directory");
+        }
         let span = ftl.logical_units() * 9 / 10;
         let mut rng = Rng::stream(2, "pattern");
         let done = ftl
@@ -281,9 +291,17 @@ mod tests {
         for plane in 0..geometry.planes() {
             ftl.blocks.settle_hint(plane);
         }
-        let (forward, reverse) = ftl.mapping.arrays();
+        let forward = ftl.mapping.forward_stored().to_vec();
+        let mut reverse = Vec::new();
+        ftl.mapping
+            .reverse_stored()
+            .for_each_chunk(1000, |chunk| {
+                reverse.extend_from_slice(chunk);
+                Ok(())
+            })
+            .expect("the reverse map reads");
         let rest = serde_json::to_string(&ftl).expect("an FTL serializes");
-        (forward.to_vec(), reverse.to_vec(), rest)
+        (forward, reverse, rest)
     }
 
     #[test]
@@ -309,6 +327,19 @@ mod tests {
             assert!(
                 steady_state(policy, true, Stores::TwoThreads) == one,
                 "{policy:?}: the states differ"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reverse_map_in_a_file_is_laid_out_as_in_memory() {
+        // Layout windows of a few blocks in tests (`steady_layout.rs`): many windows opened and closed.
+        let memory = steady_state(GcPolicyKind::Greedy, true, Stores::OneThread);
+        assert!(memory.1.iter().any(|&entry| entry != 0), "the layout mapped nothing");
+        for stores in [Stores::OneThread, Stores::TwoThreads] {
+            assert!(
+                steady_state_in(GcPolicyKind::Greedy, true, stores, true) == memory,
+                "{stores:?}: the file's layout differs"
             );
         }
     }
