@@ -25,7 +25,7 @@ impl BlockTable {
     }
 
     /// Lowers the floor of `block`'s chunk to its valid count if that is lower.
-    #[inline]
+    #[inline(always)]
     pub(super) fn lower_floor(&mut self, block: u32) {
         let floor = &mut self.floors[(block >> self.floor_shift) as usize];
         *floor = (*floor).min(self.valid[block as usize]);
