@@ -325,6 +325,17 @@ impl BlockTable {
         let mut bucket: Vec<(u32, u32)> = Vec::new();
         let mut floor = 0u32;
         if let Some(lowest) = self.lowest_by_floors(plane, &mut bucket) {
+            // The last linked first, without sorting a large bucket for a visit that stops at
+            // its first block (greedy's): the rest sorted only if the visit goes on.
+            let (at, &(_, first_block)) = bucket
+                .iter()
+                .enumerate()
+                .max_by_key(|&(_, &entry)| entry)
+                .expect("a bucket");
+            if !visit(first_block, lowest) {
+                return;
+            }
+            bucket.swap_remove(at);
             bucket.sort_unstable_by(|a, b| b.cmp(a));
             for &(_, block) in &bucket {
                 if !visit(block, lowest) {
