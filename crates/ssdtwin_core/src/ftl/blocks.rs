@@ -15,6 +15,8 @@
 use super::mapping::NONE;
 use crate::base::arith::div;
 
+mod floors;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     Free,
@@ -53,6 +55,12 @@ pub struct BlockTable {
     /// The last stamp given while deferred.
     #[serde(skip)]
     links: u32,
+    /// While the lists are deferred: per chunk of blocks, a floor under its closed blocks' valid
+    /// counts (`blocks/floors.rs`), and the chunk's size as a shift.
+    #[serde(skip)]
+    floors: Vec<u32>,
+    #[serde(skip)]
+    floor_shift: u32,
     /// Erases of any kind since the table was made or loaded (GC, zone resets, preconditioning):
     /// an erase is the only thing that unprograms a page (admission's kept lookup checks it).
     #[serde(skip)]
@@ -78,6 +86,8 @@ impl BlockTable {
             closed_count: vec![0; planes as usize],
             stamps: Vec::new(),
             links: 0,
+            floors: Vec::new(),
+            floor_shift: 0,
             erased: 0,
         }
     }
@@ -91,9 +101,15 @@ impl BlockTable {
     /// Defers the bucket lists: links only stamp blocks, choices scan the plane (module docs).
     /// Closed blocks keep their list order (stamped in it).
     pub fn defer_buckets(&mut self) {
+        self.defer_buckets_in_chunks(floors::FLOOR_SHIFT);
+    }
+
+    /// [`Self::defer_buckets`], the floors kept per chunk of `1 << shift` blocks.
+    fn defer_buckets_in_chunks(&mut self, shift: u32) {
         if self.deferred() || self.state.is_empty() {
             return;
         }
+        self.build_floors(shift);
         self.stamps = vec![0; self.state.len()];
         self.links = 0;
         // Oldest link first: a list's tail, walking back to its head.
@@ -117,6 +133,7 @@ impl BlockTable {
             return;
         }
         let stamps = std::mem::take(&mut self.stamps);
+        self.floors = Vec::new();
         self.heads.fill(NONE);
         self.next.fill(NONE);
         self.previous.fill(NONE);
@@ -216,13 +233,15 @@ impl BlockTable {
         self.valid[block as usize] += 1;
     }
 
-    /// One valid unit of `block` became stale.
-    #[inline]
+    /// One valid unit of `block` became stale. Inlined always: `steady` calls it once per
+    /// overwrite, hundreds of millions of times, and a call costs as much as the work.
+    #[inline(always)]
     pub fn invalidate(&mut self, block: u32) {
         if self.deferred() {
             // Only a closed block's stamp counts, and closing stamps it anew: no state to test.
             self.valid[block as usize] -= 1;
             self.stamps[block as usize] = self.next_stamp();
+            self.lower_floor(block);
             return;
         }
         if self.state[block as usize] == BlockState::Closed {
@@ -240,6 +259,9 @@ impl BlockTable {
         self.closed_order[block as usize] = order;
         self.closed_count[div(block, self.blocks_per_plane) as usize] += 1;
         self.link(block);
+        if self.deferred() {
+            self.lower_floor(block);
+        }
     }
 
     /// A closed block chosen as GC victim leaves the candidate buckets.
@@ -264,6 +286,7 @@ impl BlockTable {
     /// Moves the plane's lowest-bucket hint up past empty buckets.
     pub fn settle_hint(&mut self, plane: u32) {
         if self.deferred() {
+            self.settle_floors(plane);
             return;
         }
         let base = (plane * (self.units_per_block + 1)) as usize;
@@ -292,14 +315,35 @@ impl BlockTable {
         }
     }
 
-    /// [`Self::for_each_lowest`] while the lists are deferred: a bucket at a time, the lowest
-    /// valid count left found by a scan of the plane, its blocks visited last linked first.
+    /// [`Self::for_each_lowest`] while the lists are deferred: a bucket at a time, its blocks
+    /// visited last linked first; the lowest bucket found by the chunks' floors once settled
+    /// (`blocks/floors.rs`), the ones above it (and the lowest if not settled) by a scan of the plane.
     fn for_each_lowest_deferred(&self, plane: u32, mut visit: impl FnMut(u32, u32) -> bool) {
         let first = (plane * self.blocks_per_plane) as usize;
         let range = first..first + self.blocks_per_plane as usize;
         let (state, valid) = (&self.state[range.clone()], &self.valid[range]);
         let mut bucket: Vec<(u32, u32)> = Vec::new();
         let mut floor = 0u32;
+        if let Some(lowest) = self.lowest_by_floors(plane, &mut bucket) {
+            // The last linked first, without sorting a large bucket for a visit that stops at
+            // its first block (greedy's): the rest sorted only if the visit goes on.
+            let (at, &(_, first_block)) = bucket
+                .iter()
+                .enumerate()
+                .max_by_key(|&(_, &entry)| entry)
+                .expect("a bucket");
+            if !visit(first_block, lowest) {
+                return;
+            }
+            bucket.swap_remove(at);
+            bucket.sort_unstable_by(|a, b| b.cmp(a));
+            for &(_, block) in &bucket {
+                if !visit(block, lowest) {
+                    return;
+                }
+            }
+            floor = lowest + 1;
+        }
         while floor <= self.units_per_block {
             // Branch-free, so it vectorises: closed blocks at or above the floor count.
             let lowest = state
@@ -376,105 +420,4 @@ mod tests {
 }
 
 #[cfg(test)]
-mod deferred_tests {
-    use super::*;
-    use crate::base::rng::Rng;
-
-    /// Every closed block of `plane` in the order [`BlockTable::for_each_lowest`] visits them.
-    fn visits(table: &BlockTable, plane: u32) -> Vec<(u32, u32)> {
-        let mut seen = Vec::new();
-        table.for_each_lowest(plane, |block, valid| {
-            seen.push((block, valid));
-            true
-        });
-        seen
-    }
-
-    /// One random step on both tables: close a free block with some valid units, invalidate a
-    /// unit of a closed or open block, or take the lowest block of a plane as a victim and erase
-    /// it (its units copied elsewhere).
-    fn step(tables: &mut [&mut BlockTable; 2], rng: &mut Rng, order: &mut u64) {
-        let (planes, blocks_per_plane, units) = (2u32, 16u32, 8u32);
-        let block = rng.below(u64::from(planes * blocks_per_plane)) as u32;
-        let index = block as usize;
-        match (rng.below(8), tables[0].state[index]) {
-            (0..=2, BlockState::Free) => {
-                let valid = 1 + rng.below(u64::from(units)) as u32;
-                *order += 1;
-                for table in tables.iter_mut() {
-                    table.state[index] = BlockState::Open;
-                    for _ in 0..valid {
-                        table.add_valid(block);
-                    }
-                    table.close(block, *order);
-                }
-            }
-            (3..=6, BlockState::Closed | BlockState::Open) if tables[0].valid[index] > 0 => {
-                for table in tables.iter_mut() {
-                    table.invalidate(block);
-                }
-            }
-            (7, _) => {
-                let plane = block / blocks_per_plane;
-                let victims: Vec<Option<u32>> = tables
-                    .iter_mut()
-                    .map(|table| {
-                        table.settle_hint(plane);
-                        visits(table, plane).first().map(|&(victim, _)| victim)
-                    })
-                    .collect();
-                assert_eq!(victims[0], victims[1], "plane {plane}: the victims differ");
-                if let Some(victim) = victims[0] {
-                    for table in tables.iter_mut() {
-                        table.take_victim(victim);
-                        table.valid[victim as usize] = 0;
-                        table.erase(victim);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    #[test]
-    fn deferred_buckets_choose_and_leave_what_the_per_unit_upkeep_does() {
-        for (seed, defer_after, renumber) in [(1u64, 0usize, false), (2, 300, false), (3, 150, true), (4, 0, true)] {
-            let mut upkept = BlockTable::new(2, 16, 8);
-            let mut deferred = BlockTable::new(2, 16, 8);
-            let mut rng = Rng::stream(seed, "test");
-            let mut order = 0u64;
-            for count in 0..3000 {
-                if count == defer_after {
-                    deferred.defer_buckets();
-                    if renumber {
-                        // A few links before the 32-bit stamps run out: they are renumbered.
-                        deferred.set_links(u32::MAX - 50);
-                    }
-                }
-                step(&mut [&mut upkept, &mut deferred], &mut rng, &mut order);
-                if count % 7 == 0 {
-                    for plane in 0..2 {
-                        upkept.settle_hint(plane);
-                        assert_eq!(
-                            visits(&upkept, plane),
-                            visits(&deferred, plane),
-                            "seed {seed}, step {count}"
-                        );
-                    }
-                }
-            }
-            assert!(deferred.deferred(), "the deferral was not exercised");
-            assert!(
-                upkept.closed_count.iter().all(|&closed| closed > 4),
-                "too few closed blocks to compare: {:?}",
-                upkept.closed_count
-            );
-            deferred.restore_buckets();
-            for plane in 0..2 {
-                upkept.settle_hint(plane);
-            }
-            let json = |table: &BlockTable| serde_json::to_string(table).expect("serializes");
-            assert_eq!(json(&upkept), json(&deferred), "seed {seed}: the restored lists differ");
-        }
-    }
-}
+mod deferred_tests;

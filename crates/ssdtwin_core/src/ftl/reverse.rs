@@ -72,6 +72,28 @@ impl Reverse {
         }
     }
 
+    /// Stores `entries` as the entries from `start` on: with `file` one write to the file, however
+    /// many runs they span (the cache's copies of those runs updated), where [`Self::set`] would
+    /// read and write back each run through the cache (two system calls a block).
+    pub fn write_entries(&mut self, start: usize, entries: &[u32]) {
+        match self {
+            Reverse::Memory(array) => array[start..start + entries.len()].copy_from_slice(entries),
+            Reverse::File(file) => file.write_entries(start, entries),
+        }
+    }
+
+    /// The stored entries from `start` on, into `entries` (with `file`: changed runs written back
+    /// first, then one read from the file).
+    pub fn read_entries(&self, start: usize, entries: &mut [u32]) {
+        match self {
+            Reverse::Memory(array) => entries.copy_from_slice(&array[start..start + entries.len()]),
+            Reverse::File(file) => file
+                .write_back()
+                .and_then(|()| file.store.read_entries(start, entries))
+                .unwrap_or_else(|error| file.store.failed("reading", &error)),
+        }
+    }
+
     /// Calls `visit` with the stored entries in order, a chunk of at most `chunk` at a time.
     pub fn for_each_chunk(&self, chunk: usize, mut visit: impl FnMut(&[u32]) -> io::Result<()>) -> io::Result<()> {
         match self {
@@ -292,6 +314,27 @@ impl ReverseFile {
         RefMut::map(self.lines.borrow_mut(), |lines| &mut lines.data[offset..offset + len])
     }
 
+    /// [`Reverse::write_entries`].
+    fn write_entries(&mut self, start: usize, entries: &[u32]) {
+        self.store
+            .write_entries(start, entries)
+            .unwrap_or_else(|error| self.store.failed("writing", &error));
+        let run = self.store.run;
+        let lines = self.lines.get_mut();
+        let end = start + entries.len();
+        for index in start / run..end.div_ceil(run) {
+            let first = set_of(index, lines.sets) * WAYS;
+            let Some(way) = (first..first + WAYS).find(|&way| lines.tag[way] == index) else {
+                continue;
+            };
+            // The part of the run written: the file and the cache agree on it now.
+            let (from, to) = ((index * run).max(start), ((index + 1) * run).min(end));
+            let offset = way * run;
+            lines.data[offset + from - index * run..offset + to - index * run]
+                .copy_from_slice(&entries[from - start..to - start]);
+        }
+    }
+
     /// Writes every changed run to the file.
     fn write_back(&self) -> io::Result<()> {
         let mut lines = self.lines.borrow_mut();
@@ -401,76 +444,4 @@ fn write_at(mut file: &File, bytes: &[u8], offset: u64) -> io::Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::base::rng::Rng;
-
-    /// A file map of 64 runs of 16 entries: its cache holds 8 runs (one set), so random access
-    /// evicts and reads back all the time.
-    fn small_file() -> Reverse {
-        let file = ReverseFile::create(&std::env::temp_dir(), 64 * 16, 16).expect("a file in the temporary directory");
-        assert_eq!(
-            file.lines.borrow().tag.len(),
-            WAYS,
-            "one set of 8 runs: an eighth of the map"
-        );
-        Reverse::File(Box::new(file))
-    }
-
-    #[test]
-    fn a_file_map_reads_back_every_entry_written_across_evictions() {
-        let mut map = small_file();
-        let mut model = vec![0u32; 64 * 16];
-        assert!(
-            (0..model.len() as u32).all(|index| map.get(index) == 0),
-            "new: all none"
-        );
-        let mut rng = Rng::stream(5, "test");
-        for step in 0..20_000u32 {
-            let index = rng.below(model.len() as u64) as u32;
-            if step % 3 == 0 {
-                assert_eq!(map.get(index), model[index as usize], "entry {index} at step {step}");
-            } else {
-                map.set(index, step);
-                model[index as usize] = step;
-            }
-        }
-        // A run written in place, as the streamed fill writes one.
-        map.run_mut(5 * 16 + 4, 8).copy_from_slice(&[7; 8]);
-        model[5 * 16 + 4..5 * 16 + 12].copy_from_slice(&[7; 8]);
-        let mut read = Vec::new();
-        map.for_each_chunk(100, |chunk| {
-            read.extend_from_slice(chunk);
-            Ok(())
-        })
-        .expect("read");
-        assert_eq!(read, model, "the file and the cache's changed runs, in order");
-        assert!((0..model.len() as u32).all(|index| map.get(index) == model[index as usize]));
-    }
-
-    #[test]
-    fn filling_a_file_map_replaces_entries_the_cache_held() {
-        let mut map = small_file();
-        map.set(3, 99);
-        let mut next = 0u32;
-        map.fill_chunks(100, |chunk| {
-            for entry in chunk.iter_mut() {
-                *entry = next;
-                next += 1;
-            }
-            Ok(())
-        })
-        .expect("filled");
-        assert!(
-            (0..64 * 16).all(|index| map.get(index) == index),
-            "the filled entries, none older"
-        );
-    }
-
-    #[test]
-    fn a_file_map_in_a_missing_directory_is_an_error() {
-        let missing = std::env::temp_dir().join("ssdtwin-no-such-directory").join("below");
-        let error = ReverseFile::create(&missing, 16, 4).expect_err("no directory");
-        assert_eq!(error.kind(), io::ErrorKind::NotFound);
-    }
-}
+mod tests;

@@ -257,6 +257,11 @@ mod tests {
     /// The whole state after statistical `steady` on a small drive: the mapping's arrays, then the
     /// rest as a snapshot writes it (the lists' hints settled: a hint may lag, never lead).
     fn steady_state(policy: GcPolicyKind, defer: bool, stores: Stores) -> (Vec<u32>, Vec<u32>, String) {
+        steady_state_in(policy, defer, stores, false)
+    }
+
+    /// [`steady_state`], the reverse map in a file if `file`.
+    fn steady_state_in(policy: GcPolicyKind, defer: bool, stores: Stores, file: bool) -> (Vec<u32>, Vec<u32>, String) {
         let flash = FlashConfig {
             channels: 2,
             dies_per_chip: 2,
@@ -270,6 +275,11 @@ mod tests {
         };
         let geometry = Geometry::new(&flash, config.mapping_unit);
         let mut ftl = Ftl::new(&config, flash.multi_plane, geometry, Rng::stream(1, "ftl"));
+        if file {
+            ftl.mapping
+                .reverse_to_file(&std::env::temp_dir(), geometry.units_per_block())
+                .expect("a file in the temporary directory");
+        }
         let span = ftl.logical_units() * 9 / 10;
         let mut rng = Rng::stream(2, "pattern");
         let done = ftl
@@ -310,6 +320,19 @@ mod tests {
             assert!(
                 steady_state(policy, true, Stores::TwoThreads) == one,
                 "{policy:?}: the states differ"
+            );
+        }
+    }
+
+    #[test]
+    fn a_reverse_map_in_a_file_is_laid_out_as_in_memory() {
+        // Layout windows of a few blocks in tests (`steady_layout.rs`): many windows opened and closed.
+        let memory = steady_state(GcPolicyKind::Greedy, true, Stores::OneThread);
+        assert!(memory.1.iter().any(|&entry| entry != 0), "the layout mapped nothing");
+        for stores in [Stores::OneThread, Stores::TwoThreads] {
+            assert!(
+                steady_state_in(GcPolicyKind::Greedy, true, stores, true) == memory,
+                "{stores:?}: the file's layout differs"
             );
         }
     }
