@@ -17,6 +17,9 @@ use crate::base::arith::div;
 
 mod floors;
 
+/// Blocks per chunk of the deferred victim choice's floors (`blocks/floors.rs`): `1 << FLOOR_SHIFT`.
+const FLOOR_SHIFT: u32 = 6;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
     Free,
@@ -101,7 +104,7 @@ impl BlockTable {
     /// Defers the bucket lists: links only stamp blocks, choices scan the plane (module docs).
     /// Closed blocks keep their list order (stamped in it).
     pub fn defer_buckets(&mut self) {
-        self.defer_buckets_in_chunks(floors::FLOOR_SHIFT);
+        self.defer_buckets_in_chunks(FLOOR_SHIFT);
     }
 
     /// [`Self::defer_buckets`], the floors kept per chunk of `1 << shift` blocks.

@@ -1,6 +1,6 @@
 //! The deferred bucket lists (and their chunks' floors) against the per-unit upkeep.
 
-use super::floors::FLOOR_SHIFT;
+use super::FLOOR_SHIFT;
 use super::*;
 use crate::base::rng::Rng;
 

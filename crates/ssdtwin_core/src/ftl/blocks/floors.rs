@@ -11,9 +11,6 @@
 
 use super::{BlockState, BlockTable};
 
-/// Blocks per chunk: `1 << FLOOR_SHIFT`.
-pub(super) const FLOOR_SHIFT: u32 = 6;
-
 impl BlockTable {
     /// Every chunk's floor exact, chunks of `1 << shift` blocks.
     pub(super) fn build_floors(&mut self, shift: u32) {
