@@ -259,19 +259,23 @@ mod tests {
         );
     }
 
+    /// A small linear congruential generator of draws below `bound`, for the tests' event times.
+    fn draws(mut state: u64) -> impl FnMut(u64) -> u64 {
+        move |bound| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) % bound
+        }
+    }
+
     #[test]
     fn interleaved_schedules_and_pops_come_out_in_time_then_scheduling_order() {
         // Times drawn from a small range, so many ties; the expected order is a stable sort of
         // the pending events by time (scheduling order among ties), kept beside the queue.
         let mut queue = EventQueue::new();
         let mut pending: Vec<(u64, u32)> = Vec::new();
-        let mut state = 0x9e37_79b9_u64;
-        let mut draw = |bound: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut draw = draws(0x9e37_79b9_u64);
         let mut now = 0;
         for id in 0..20_000_u32 {
             let time = now + draw(50);
@@ -304,13 +308,7 @@ mod tests {
         // order is the pending events sorted by (time, scheduling order), kept beside the queue.
         let mut queue = EventQueue::new();
         let mut pending: Vec<(u64, u32, Event)> = Vec::new();
-        let mut state = 0x2545_f491_u64;
-        let mut draw = |bound: u64| {
-            state = state
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            (state >> 33) % bound
-        };
+        let mut draw = draws(0x2545_f491_u64);
         let mut now = 0;
         for id in 0..20_000_u32 {
             let time = now + draw(40);

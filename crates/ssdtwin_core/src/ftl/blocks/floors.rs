@@ -76,17 +76,22 @@ impl BlockTable {
         }
     }
 
+    /// The lowest floor of the plane's chunks (`u32::MAX`: no closed block).
+    fn lowest_floor(&self, chunks: &PlaneChunks) -> u32 {
+        chunks
+            .chunks
+            .clone()
+            .map(|chunk| self.plane_floor(chunks, chunk))
+            .min()
+            .unwrap_or(u32::MAX)
+    }
+
     /// Recomputes the plane's chunks at its lowest floor until one of them is exact: then the
     /// lowest floor is the plane's lowest valid count of a closed block.
     pub(super) fn settle_floors(&mut self, plane: u32) {
         let chunks = self.plane_chunks(plane);
         loop {
-            let lowest = chunks
-                .chunks
-                .clone()
-                .map(|chunk| self.plane_floor(&chunks, chunk))
-                .min()
-                .unwrap_or(u32::MAX);
+            let lowest = self.lowest_floor(&chunks);
             if lowest == u32::MAX {
                 return;
             }
@@ -112,12 +117,7 @@ impl BlockTable {
     /// `None` if the floors are not settled ([`Self::settle_floors`]) or no block is closed.
     pub(super) fn lowest_by_floors(&self, plane: u32, bucket: &mut Vec<(u32, u32)>) -> Option<u32> {
         let chunks = self.plane_chunks(plane);
-        let lowest = chunks
-            .chunks
-            .clone()
-            .map(|chunk| self.plane_floor(&chunks, chunk))
-            .min()
-            .unwrap_or(u32::MAX);
+        let lowest = self.lowest_floor(&chunks);
         if lowest == u32::MAX {
             return None;
         }
