@@ -6,7 +6,7 @@
 //! a fresh one filled from page 0: the `r`-th program of row `s` on target `t` holds logical units
 //! `first + ((s · B + r) · T + t) · P + i` (B pages per block, T targets, P units per program) in
 //! page `r` of the row's blocks of `t`. The forward lookup splits a logical offset by P, T and B
-//! (shifts where they are powers of two, else a multiply-high: [`Divisor`]) and takes the block
+//! (shifts where they are powers of two, else a multiply-high: `base::arith::Divisor`) and takes the block
 //! from the row's table; the reverse lookup takes a block's first logical unit from a per-block
 //! table and adds `page · T · P + unit`. Outside the rows both answer [`NONE`], after one compare.
 
@@ -14,49 +14,7 @@
 /// file, so the value is repeated here rather than imported).
 pub const NONE: u32 = u32::MAX;
 
-/// Exact `u32` division by a divisor fixed in advance: a shift for a power of two, else the
-/// high half of a 64 × 64-bit product with `⌈2⁶⁴ / d⌉` (exact for every `u32` dividend and
-/// divisor: Lemire, Kaser and Kurz, "Faster remainder by direct computation", 2019).
-#[derive(Clone, Copy, Debug)]
-struct Divisor {
-    divisor: u32,
-    shift: u32,
-    /// `⌈2⁶⁴ / d⌉`, or 0 for a power of two.
-    multiplier: u64,
-}
-
-impl Default for Divisor {
-    fn default() -> Divisor {
-        Divisor::new(1)
-    }
-}
-
-impl Divisor {
-    fn new(divisor: u32) -> Divisor {
-        assert!(divisor > 0, "a divisor of 0");
-        let (shift, multiplier) = if divisor.is_power_of_two() {
-            (divisor.trailing_zeros(), 0)
-        } else {
-            (0, u64::MAX / u64::from(divisor) + 1)
-        };
-        Divisor {
-            divisor,
-            shift,
-            multiplier,
-        }
-    }
-
-    /// `(n / d, n % d)`.
-    #[inline]
-    fn div_rem(self, n: u32) -> (u32, u32) {
-        let quotient = if self.multiplier == 0 {
-            n >> self.shift
-        } else {
-            ((u128::from(self.multiplier) * u128::from(n)) >> 64) as u32
-        };
-        (quotient, n - quotient * self.divisor)
-    }
-}
+use crate::base::arith::Divisor;
 
 /// The shape of a fill's rows: what a row takes (see the module documentation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -182,7 +140,7 @@ impl FillLayout {
         let (row, page) = self.per_block_pages.div_rem(page_row);
         let (slot, unit) = self.per_page.div_rem(in_page_row);
         let block = self.blocks[(row * self.slots + slot) as usize];
-        (block * self.per_block_pages.divisor + page) * self.per_page.divisor + unit
+        (block * self.per_block_pages.divisor() + page) * self.per_page.divisor() + unit
     }
 
     /// The logical unit the rows put in `physical`, or [`NONE`] outside them.
@@ -205,26 +163,6 @@ impl FillLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_divisor_divides_exactly_at_the_edges_of_u32() {
-        for divisor in [1u32, 2, 3, 7, 12, 96, 255, 256, 1536, 65_537, u32::MAX - 1, u32::MAX] {
-            let by = Divisor::new(divisor);
-            for n in [
-                0u32,
-                1,
-                2,
-                divisor - 1,
-                divisor,
-                divisor.wrapping_add(1),
-                1 << 31,
-                u32::MAX - 1,
-                u32::MAX,
-            ] {
-                assert_eq!(by.div_rem(n), (n / divisor, n % divisor), "{n} / {divisor}");
-            }
-        }
-    }
 
     #[test]
     fn the_rows_map_units_as_the_striping_order_places_them() {
