@@ -189,13 +189,9 @@ impl PowerModel {
                 if state.segment_end <= now {
                     // Usually one boundary (a booked one): passed here; more, or none left, in
                     // `pass_boundaries`.
-                    state.segment += 1;
-                    if state.segment < state.profile.end {
-                        let offset = self.profiles.boundary(state.segment, state.duration) - state.run_offset;
-                        state.segment_end = state.run_start + offset;
-                        if state.segment_end <= now {
-                            pass_boundaries(&self.profiles, state, now);
-                        }
+                    next_segment(&self.profiles, state);
+                    if state.segment < state.profile.end && state.segment_end <= now {
+                        pass_boundaries(&self.profiles, state, now);
                     }
                 }
                 if state.segment < state.profile.end {
@@ -273,10 +269,17 @@ impl PowerModel {
 #[inline(never)]
 fn pass_boundaries(profiles: &Profiles, state: &mut DieState, now: Time) {
     while state.segment < state.profile.end && state.segment_end <= now {
-        state.segment += 1;
-        if state.segment < state.profile.end {
-            let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-            state.segment_end = state.run_start + offset;
-        }
+        next_segment(profiles, state);
+    }
+}
+
+/// Moves the running profile of a die (`state`) past its current segment boundary: the next
+/// segment, and that segment's end if the profile has one.
+#[inline(always)]
+fn next_segment(profiles: &Profiles, state: &mut DieState) {
+    state.segment += 1;
+    if state.segment < state.profile.end {
+        let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
+        state.segment_end = state.run_start + offset;
     }
 }
