@@ -312,6 +312,7 @@ impl Mapping {
     /// fixes the block's valid count), so a check can be shown to catch the loss.
     #[cfg(feature = "verify")]
     pub fn forget(&mut self, logical: u32) -> u32 {
+        self.changes += 1;
         let mask = self.layout.physical(logical);
         std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask
     }

@@ -1,14 +1,15 @@
 //! The FTL's state as bytes, for drive snapshots (`sim/snapshot.rs` adds the file's header): the
-//! mapping table's two arrays' entry values (little-endian `u32` entries, [`NONE`](super::mapping::NONE) as
-//! `u32::MAX`, whatever the table stores in memory: a fill's rows that were never written out,
-//! `fill_layout.rs`, are written as the values they stand for, so the format does not depend on
-//! how the drive was filled, and a loaded table holds them written out; read a chunk at a time straight into the table's arrays and converted to their
-//! stored form while in cache, so loading runs at the speed of the file system; the reverse map's
-//! entries as the table holds them, stale ones included: the forward map decides validity,
-//! `mapping.rs`), then everything
-//! else — block table, free
-//! lists, open blocks, GC policy state, the FTL's random stream, the scheme's own state — as JSON.
-//! Each part is preceded by its length, so a truncated file is detected, not misread.
+//! mapping table's two arrays as entry values (little-endian `u32`s, [`NONE`](super::mapping::NONE)
+//! as `u32::MAX`), then everything else (block table, free lists, open blocks, GC policy state, the
+//! FTL's random stream, the scheme's own state) as JSON.
+//!
+//! The values are written whatever the table stores in memory: a fill's rows that were never
+//! written out (`fill_layout.rs`) are written as the values they stand for, so the format does not
+//! depend on how the drive was filled, and a loaded table holds them written out. The reverse map's
+//! entries are written as the table holds them, stale ones included (the forward map decides
+//! validity, `mapping.rs`). On loading, entries are read a chunk at a time straight into the
+//! table's arrays and converted to their stored form while in cache, so loading runs at the speed
+//! of the file system. Each part is preceded by its length, so a truncated file is detected, not misread.
 
 use std::io::{self, Read, Write};
 
