@@ -17,7 +17,8 @@ use crate::base::arith::div;
 
 mod floors;
 
-/// Blocks per chunk of the deferred victim choice's floors (`blocks/floors.rs`): `1 << FLOOR_SHIFT`.
+/// Blocks per chunk, and chunks per group, of the deferred victim choice's floors
+/// (`blocks/floors.rs`): `1 << FLOOR_SHIFT`.
 const FLOOR_SHIFT: u32 = 6;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -58,12 +59,10 @@ pub struct BlockTable {
     /// The last stamp given while deferred.
     #[serde(skip)]
     links: u32,
-    /// While the lists are deferred: per chunk of blocks, a floor under its closed blocks' valid
-    /// counts (`blocks/floors.rs`), and the chunk's size as a shift.
+    /// While the lists are deferred: per chunk and per group of chunks of a plane's blocks, a floor
+    /// under its closed blocks' valid counts (`blocks/floors.rs`).
     #[serde(skip)]
-    floors: Vec<u32>,
-    #[serde(skip)]
-    floor_shift: u32,
+    floors: floors::Floors,
     /// Erases of any kind since the table was made or loaded (GC, zone resets, preconditioning):
     /// an erase is the only thing that unprograms a page (admission's kept lookup checks it).
     #[serde(skip)]
@@ -89,8 +88,7 @@ impl BlockTable {
             closed_count: vec![0; planes as usize],
             stamps: Vec::new(),
             links: 0,
-            floors: Vec::new(),
-            floor_shift: 0,
+            floors: floors::Floors::default(),
             erased: 0,
         }
     }
@@ -104,15 +102,16 @@ impl BlockTable {
     /// Defers the bucket lists: links only stamp blocks, choices scan the plane (module docs).
     /// Closed blocks keep their list order (stamped in it).
     pub fn defer_buckets(&mut self) {
-        self.defer_buckets_in_chunks(FLOOR_SHIFT);
+        self.defer_buckets_in_chunks(FLOOR_SHIFT, FLOOR_SHIFT);
     }
 
-    /// [`Self::defer_buckets`], the floors kept per chunk of `1 << shift` blocks.
-    fn defer_buckets_in_chunks(&mut self, shift: u32) {
+    /// [`Self::defer_buckets`], the floors kept per chunk of `1 << chunk_shift` blocks and per
+    /// group of `1 << group_shift` chunks.
+    fn defer_buckets_in_chunks(&mut self, chunk_shift: u32, group_shift: u32) {
         if self.deferred() || self.state.is_empty() {
             return;
         }
-        self.build_floors(shift);
+        self.build_floors(chunk_shift, group_shift);
         self.stamps = vec![0; self.state.len()];
         self.links = 0;
         // Oldest link first: a list's tail, walking back to its head.
@@ -136,7 +135,7 @@ impl BlockTable {
             return;
         }
         let stamps = std::mem::take(&mut self.stamps);
-        self.floors = Vec::new();
+        self.floors = floors::Floors::default();
         self.heads.fill(NONE);
         self.next.fill(NONE);
         self.previous.fill(NONE);
@@ -244,7 +243,7 @@ impl BlockTable {
             // Only a closed block's stamp counts, and closing stamps it anew: no state to test.
             self.valid[block as usize] -= 1;
             self.stamps[block as usize] = self.next_stamp();
-            self.lower_floor(block);
+            self.floors.lower(block, self.valid[block as usize]);
             return;
         }
         if self.state[block as usize] == BlockState::Closed {
@@ -263,7 +262,7 @@ impl BlockTable {
         self.closed_count[div(block, self.blocks_per_plane) as usize] += 1;
         self.link(block);
         if self.deferred() {
-            self.lower_floor(block);
+            self.floors.lower(block, self.valid[block as usize]);
         }
     }
 

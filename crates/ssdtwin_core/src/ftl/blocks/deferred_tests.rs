@@ -65,16 +65,27 @@ const PLANES: u32 = 3;
 
 #[test]
 fn deferred_buckets_choose_and_leave_what_the_per_unit_upkeep_does() {
-    // Chunks of 64 blocks (one per plane, and shared by planes when they hold 13 blocks), 4 (a
-    // plane of 16 in 4 chunks; of 13, chunks shared at both ends) and 1 (every block its own).
-    for (blocks_per_plane, shift) in [(16u32, FLOOR_SHIFT), (16, 2), (13, 2), (13, 0), (13, FLOOR_SHIFT)] {
-        compare(blocks_per_plane, shift);
+    // (blocks per plane, chunk shift, group shift): the default (one chunk and one group per
+    // plane), chunks of 4 blocks in groups of 2 (a plane of 13: a short last chunk and group),
+    // single blocks in groups of 4, chunks of 2 in groups of 1, and every block its own group.
+    for (blocks_per_plane, chunk_shift, group_shift) in [
+        (16u32, FLOOR_SHIFT, FLOOR_SHIFT),
+        (16, 2, 1),
+        (13, 2, 1),
+        (13, 0, 2),
+        (13, 1, 0),
+        (13, 0, 0),
+        (13, FLOOR_SHIFT, FLOOR_SHIFT),
+    ] {
+        compare(blocks_per_plane, chunk_shift, group_shift);
     }
 }
 
-/// Random steps on a table deferred (after some steps), chunks of `1 << shift` blocks, and one
-/// upkept per unit: the same visits on the way and the same table after.
-fn compare(blocks_per_plane: u32, shift: u32) {
+/// Random steps on a table deferred (after some steps), chunks of `1 << chunk_shift` blocks in
+/// groups of `1 << group_shift`, and one upkept per unit: the same visits on the way and the same
+/// table after.
+fn compare(blocks_per_plane: u32, chunk_shift: u32, group_shift: u32) {
+    let shift = (chunk_shift, group_shift);
     for (seed, defer_after, renumber) in [(1u64, 0usize, false), (2, 300, false), (3, 150, true), (4, 0, true)] {
         let mut upkept = BlockTable::new(PLANES, blocks_per_plane, 8);
         let mut deferred = BlockTable::new(PLANES, blocks_per_plane, 8);
@@ -82,7 +93,7 @@ fn compare(blocks_per_plane: u32, shift: u32) {
         let mut order = 0u64;
         for count in 0..4000 {
             if count == defer_after {
-                deferred.defer_buckets_in_chunks(shift);
+                deferred.defer_buckets_in_chunks(chunk_shift, group_shift);
                 if renumber {
                     // A few links before the 32-bit stamps run out: they are renumbered.
                     deferred.set_links(u32::MAX - 50);
@@ -99,7 +110,7 @@ fn compare(blocks_per_plane: u32, shift: u32) {
                     assert_eq!(
                         visits(&upkept, plane),
                         visits(&deferred, plane),
-                        "{blocks_per_plane} blocks per plane, shift {shift}, seed {seed}, step {count}"
+                        "{blocks_per_plane} blocks per plane, shifts {shift:?}, seed {seed}, step {count}"
                     );
                 }
             }
