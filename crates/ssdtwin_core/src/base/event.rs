@@ -176,7 +176,8 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    /// Inlined at every call site, where the event's kind, so its lanes, is known.
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let entry = Entry {
             key: (u128::from(time.as_nanos()) << 64) | u128::from(self.next_sequence << SOURCE_BITS),

@@ -108,10 +108,12 @@ impl Simulation {
             Event::ThermalStep => unreachable!("handled above"),
             Event::PowerLoss | Event::WarmupEnd => whole = Some(event),
         }
-        for index in 0..controller.to_host.len() {
-            host.deliver(controller.to_host[index], controller, cx);
+        if !controller.to_host.is_empty() {
+            for index in 0..controller.to_host.len() {
+                host.deliver(controller.to_host[index], controller, cx);
+            }
+            controller.to_host.clear();
         }
-        controller.to_host.clear();
         match whole {
             None => {}
             Some(Event::WarmupEnd) => self.start_measurement(self.now),
