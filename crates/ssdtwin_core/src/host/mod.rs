@@ -206,14 +206,21 @@ impl Host {
     /// A closed-loop job that may submit now (round robin among them), if any; a job whose next
     /// command must wait for its commands in flight (`quiesce`) waits until it has none.
     pub fn ready_job(&mut self, mut quiesce: impl FnMut(u32) -> bool) -> Option<u32> {
+        // Wrapped by a compare rather than a division: this runs at every submission.
         let count = self.jobs.len();
-        for step in 0..count {
-            let index = (self.next_job + step) % count;
+        let mut index = if self.next_job < count {
+            self.next_job
+        } else {
+            self.next_job % count.max(1)
+        };
+        for _ in 0..count {
             let job = &self.jobs[index];
+            let next = if index + 1 == count { 0 } else { index + 1 };
             if !job.done && job.outstanding < job.queue_depth && (job.outstanding == 0 || !quiesce(index as u32)) {
-                self.next_job = (index + 1) % count;
+                self.next_job = next;
                 return Some(index as u32);
             }
+            index = next;
         }
         None
     }
