@@ -45,7 +45,9 @@ impl Controller {
         if takes_slot {
             state.host_slots += 1;
         }
-        if kind.is_host_read() {
+        // Only a die running a program or erase may suspend it: most reads find none, so the
+        // test is made here rather than after a call.
+        if kind.is_host_read() && state.array.is_some() {
             self.request_suspend(die, cx);
         }
         self.try_start(die, cx);
