@@ -356,6 +356,7 @@ impl Controller {
 
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
+    #[inline]
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         let record = self.transactions[transaction];
         if record.partial {

@@ -126,7 +126,18 @@ impl Simulation {
     }
 
     /// Ends the run with the workload's input error (a malformed trace line), if there was one.
+    #[inline(always)]
     fn check_workload(&mut self) -> Result<(), RunError> {
+        if self.host.workload_error.is_none() {
+            return Ok(());
+        }
+        self.workload_failed()
+    }
+
+    /// The error of [`Self::check_workload`], out of the loop's way.
+    #[cold]
+    #[inline(never)]
+    fn workload_failed(&mut self) -> Result<(), RunError> {
         match self.host.workload_error.take() {
             None => Ok(()),
             Some(message) => {
