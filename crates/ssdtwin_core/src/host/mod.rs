@@ -267,6 +267,34 @@ mod tests {
     }
 
     #[test]
+    fn ready_job_takes_turns_over_jobs_with_room_skipping_full_done_and_quiescing_ones() {
+        let mut host = Host::new(&HostConfig::default(), 0, Duration::ZERO);
+        let slot = |queue_depth, outstanding, done| JobSlot {
+            queue_depth,
+            outstanding,
+            done,
+        };
+        // Job 1 is full, job 2 is done: the turns go 0, 3, 0, 3.
+        host.jobs = vec![
+            slot(2, 0, false),
+            slot(1, 1, false),
+            slot(4, 0, true),
+            slot(3, 0, false),
+        ];
+        let turns: Vec<_> = (0..4).map(|_| host.ready_job(|_| false)).collect();
+        assert_eq!(turns, [Some(0), Some(3), Some(0), Some(3)]);
+        // A turn index past the jobs (after the jobs were replaced) wraps: 9 of 4 is job 1.
+        host.next_job = 9;
+        assert_eq!(host.ready_job(|_| false), Some(3), "jobs 1 and 2 cannot submit");
+        // A job whose next command must wait for its commands in flight is skipped.
+        host.jobs[0].outstanding = 1;
+        host.next_job = 0;
+        assert_eq!(host.ready_job(|job| job == 0), Some(3));
+        host.jobs[3].outstanding = 3;
+        assert_eq!(host.ready_job(|job| job == 0), None, "no job may submit");
+    }
+
+    #[test]
     fn link_directions_are_independent() {
         let mut link = PcieLink::new(&HostConfig::default());
         let write_done = link.to_device(Time::ZERO, 1 << 20);
