@@ -54,8 +54,9 @@ pub enum Event {
 }
 
 /// A scheduled event. `key` is the time in its high 64 bits and the scheduling sequence number in
-/// its low 64, so one integer comparison orders by time, then by scheduling order (the heap
-/// compares keys on every step of every push and pop).
+/// the low 64 above [`SOURCE_BITS`] zero bits, so one integer comparison orders by time, then by
+/// scheduling order (the heap compares keys on every step of every push and pop). The zero bits
+/// are where [`EventQueue`]'s `fronts` write the source of each front key.
 #[derive(Debug)]
 struct Entry {
     key: u128,
@@ -109,6 +110,15 @@ impl Ord for Entry {
 /// order (see [`EventQueue`]).
 const LANES: usize = 7;
 
+/// Low bits of a key left zero for the index of the source (a lane, or `LANES` for the heap) that
+/// holds it: `fronts` keep `key | source`, so the smallest front names its source without a
+/// second array to look up (keys differ above these bits, so the order is the keys' order).
+const SOURCE_BITS: u32 = 3;
+const _: () = assert!(
+    LANES < 1 << SOURCE_BITS && LANES + 1 == 8,
+    "`earliest` takes eight fronts"
+);
+
 /// The lanes of `event`'s kind, a range of lane indices (empty: the kind always goes to the heap).
 /// A command arrives at the controller a fixed firmware time after its submission (reads), or
 /// when the link's to-device direction has moved its payload (writes); a completion reaches the
@@ -133,13 +143,14 @@ fn lanes_of(event: Event) -> (usize, usize) {
 /// lane stays in key order), else the heap; a pop takes the earliest of the lanes' fronts and the
 /// heap's top, whose keys `fronts` holds side by side. The order events come out is exactly the
 /// heap's alone (keys are unique, and each source gives its earliest first); most events cost a
-/// push at a lane's back and a scan of eight keys rather than a sift through the heap's levels.
+/// push at a lane's back and the minimum of eight keys rather than a sift through the heap's levels.
 #[derive(Debug)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
     lanes: [VecDeque<Entry>; LANES],
-    /// The key of each lane's front, then of the heap's top; `u128::MAX` for an empty one (no event
-    /// has that key: its sequence number would be the last possible).
+    /// The key of each lane's front, then of the heap's top, each with its source's index in its
+    /// low [`SOURCE_BITS`]; `u128::MAX` for an empty one (no event has that key: its sequence
+    /// number would be the last possible).
     fronts: [u128; LANES + 1],
     /// The key of the last event each lane took, kept when the lane empties: a lane takes only
     /// keys above it, so it stays in key order (an event scheduled in the past, below it, goes to
@@ -165,10 +176,11 @@ impl EventQueue {
         }
     }
 
-    #[inline]
+    /// Inlined at every call site, where the event's kind, so its lanes, is known.
+    #[inline(always)]
     pub fn schedule(&mut self, time: Time, event: Event) {
         let entry = Entry {
-            key: (u128::from(time.as_nanos()) << 64) | u128::from(self.next_sequence),
+            key: (u128::from(time.as_nanos()) << 64) | u128::from(self.next_sequence << SOURCE_BITS),
             event,
         };
         self.next_sequence += 1;
@@ -180,33 +192,34 @@ impl EventQueue {
             self.backs[index] = entry.key;
             let lane = &mut self.lanes[index];
             if lane.is_empty() {
-                self.fronts[index] = entry.key;
+                self.fronts[index] = entry.key | index as u128;
             }
             lane.push_back(entry);
             return;
         }
-        if entry.key < self.fronts[LANES] {
-            self.fronts[LANES] = entry.key;
+        let front = entry.key | LANES as u128;
+        if front < self.fronts[LANES] {
+            self.fronts[LANES] = front;
         }
         self.heap.push(entry);
     }
 
     /// Where the earliest pending event is (a lane's index, or `LANES` for the heap) and its key
     /// (`u128::MAX` when nothing is pending).
+    /// The minimum of the eight fronts as a tree of pairs, without branches; the source is in
+    /// the minimum's low bits.
     #[inline(always)]
     fn earliest(&self) -> (usize, u128) {
-        let mut source = LANES;
-        let mut key = self.fronts[LANES];
-        for (index, &front) in self.fronts[..LANES].iter().enumerate() {
-            if front < key {
-                source = index;
-                key = front;
-            }
-        }
-        (source, key)
+        let f = &self.fronts;
+        let key = f[0]
+            .min(f[1])
+            .min(f[2].min(f[3]))
+            .min(f[4].min(f[5]).min(f[6].min(f[7])));
+        ((key as usize) & ((1 << SOURCE_BITS) - 1), key)
     }
 
-    #[inline]
+    /// Inlined in the engine's loops (four call sites).
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         let (source, key) = self.earliest();
         if key == u128::MAX {
@@ -214,12 +227,12 @@ impl EventQueue {
         }
         let entry = if source == LANES {
             let entry = self.heap.pop().expect("the heap's top");
-            self.fronts[LANES] = self.heap.peek().map_or(u128::MAX, |next| next.key);
+            self.fronts[LANES] = self.heap.peek().map_or(u128::MAX, |next| next.key | LANES as u128);
             entry
         } else {
             let lane = &mut self.lanes[source];
             let entry = lane.pop_front().expect("the lane's front");
-            self.fronts[source] = lane.front().map_or(u128::MAX, |next| next.key);
+            self.fronts[source] = lane.front().map_or(u128::MAX, |next| next.key | source as u128);
             entry
         };
         Some((entry.time(), entry.event))

@@ -5,6 +5,7 @@ use super::ops::{partial_unit, BlockedRead, Command, OpKind, Transaction};
 use super::prefetch::PREFETCH;
 use super::rmw::OldData;
 use super::Controller;
+use crate::base::arith::rem;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
@@ -310,7 +311,9 @@ impl Controller {
         let units_per_page = self.geometry.units_per_page;
         let open = self.open_program.as_mut().expect("a user program is open");
         let (block, page) = open.page_of_unit(open.filled, units_per_page);
-        let physical = self.geometry.unit_address(block, page, open.filled % units_per_page);
+        let physical = self
+            .geometry
+            .unit_address(block, page, rem(open.filled, units_per_page));
         open.filled += 1;
         let full = open.filled == open.capacity;
         self.ftl.place(logical, physical, Stream::User);
@@ -353,6 +356,7 @@ impl Controller {
 
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
+    #[inline]
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         let record = self.transactions[transaction];
         if record.partial {

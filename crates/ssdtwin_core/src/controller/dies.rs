@@ -14,6 +14,7 @@ use super::ops::{OpKind, ProbeAction};
 use super::scheduler::{Choice, Scheduler};
 use super::suspend::ArrayState;
 use super::Controller;
+use crate::base::arith::{div, rem};
 use crate::base::time::Time;
 use crate::flash::channel::Need;
 use crate::ftl::Stream;
@@ -44,7 +45,9 @@ impl Controller {
         if takes_slot {
             state.host_slots += 1;
         }
-        if kind.is_host_read() {
+        // Only a die running a program or erase may suspend it: most reads find none, so the
+        // test is made here rather than after a call.
+        if kind.is_host_read() && state.array.is_some() {
             self.request_suspend(die, cx);
         }
         self.try_start(die, cx);
@@ -138,7 +141,7 @@ impl Controller {
                 // Serve every queued host read of the same page with this one sense.
                 let physical = self.transactions[transaction].physical;
                 let units_per_page = self.geometry.units_per_page;
-                let page_start = physical - physical % units_per_page;
+                let page_start = physical - rem(physical, units_per_page);
                 state.batch.clear();
                 state.batch.push(transaction);
                 let bucket = page_bucket(physical, units_per_page);
@@ -153,7 +156,7 @@ impl Controller {
                     let other = state.queues.host[index];
                     if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
                         let merged_physical = self.transactions[merged].physical;
-                        if merged_physical - merged_physical % units_per_page == page_start {
+                        if merged_physical - rem(merged_physical, units_per_page) == page_start {
                             state.batch.push(merged);
                             state.read_pages[bucket] -= 1;
                             state.queues.host.remove(index);
@@ -384,5 +387,5 @@ impl Controller {
 /// bits would put in one bucket.
 #[inline(always)]
 fn page_bucket(physical: u32, units_per_page: u32) -> usize {
-    ((physical / units_per_page).wrapping_mul(0x9E37_79B9) >> 27) as usize
+    (div(physical, units_per_page).wrapping_mul(0x9E37_79B9) >> 27) as usize
 }

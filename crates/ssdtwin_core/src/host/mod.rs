@@ -206,14 +206,21 @@ impl Host {
     /// A closed-loop job that may submit now (round robin among them), if any; a job whose next
     /// command must wait for its commands in flight (`quiesce`) waits until it has none.
     pub fn ready_job(&mut self, mut quiesce: impl FnMut(u32) -> bool) -> Option<u32> {
+        // Wrapped by a compare rather than a division: this runs at every submission.
         let count = self.jobs.len();
-        for step in 0..count {
-            let index = (self.next_job + step) % count;
+        let mut index = if self.next_job < count {
+            self.next_job
+        } else {
+            self.next_job % count.max(1)
+        };
+        for _ in 0..count {
             let job = &self.jobs[index];
+            let next = if index + 1 == count { 0 } else { index + 1 };
             if !job.done && job.outstanding < job.queue_depth && (job.outstanding == 0 || !quiesce(index as u32)) {
-                self.next_job = (index + 1) % count;
+                self.next_job = next;
                 return Some(index as u32);
             }
+            index = next;
         }
         None
     }
@@ -257,6 +264,34 @@ mod tests {
         let gen2x4 = pcie_bytes_per_second(2, 4);
         assert!((gen2x4 - 2.0e9 * TLP_EFFICIENCY).abs() < 1e6, "{gen2x4}");
         assert!((pcie_bytes_per_second(3, 8) / gen3x4 - 2.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn ready_job_takes_turns_over_jobs_with_room_skipping_full_done_and_quiescing_ones() {
+        let mut host = Host::new(&HostConfig::default(), 0, Duration::ZERO);
+        let slot = |queue_depth, outstanding, done| JobSlot {
+            queue_depth,
+            outstanding,
+            done,
+        };
+        // Job 1 is full, job 2 is done: the turns go 0, 3, 0, 3.
+        host.jobs = vec![
+            slot(2, 0, false),
+            slot(1, 1, false),
+            slot(4, 0, true),
+            slot(3, 0, false),
+        ];
+        let turns: Vec<_> = (0..4).map(|_| host.ready_job(|_| false)).collect();
+        assert_eq!(turns, [Some(0), Some(3), Some(0), Some(3)]);
+        // A turn index past the jobs (after the jobs were replaced) wraps: 9 of 4 is job 1.
+        host.next_job = 9;
+        assert_eq!(host.ready_job(|_| false), Some(3), "jobs 1 and 2 cannot submit");
+        // A job whose next command must wait for its commands in flight is skipped.
+        host.jobs[0].outstanding = 1;
+        host.next_job = 0;
+        assert_eq!(host.ready_job(|job| job == 0), Some(3));
+        host.jobs[3].outstanding = 3;
+        assert_eq!(host.ready_job(|job| job == 0), None, "no job may submit");
     }
 
     #[test]

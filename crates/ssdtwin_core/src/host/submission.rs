@@ -269,6 +269,7 @@ impl Host {
     }
 
     /// A read command's data is complete in the controller: it crosses the link to the host.
+    #[inline]
     pub fn deliver<O: Observer>(&mut self, command: u32, controller: &Controller, cx: &mut Context<O>) {
         let bytes = controller.commands[command].bytes(controller.geometry.unit_bytes);
         let delivered = self.link.to_host(cx.now, bytes);

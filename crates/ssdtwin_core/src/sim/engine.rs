@@ -69,8 +69,9 @@ impl Simulation {
     }
 
     /// Hands `event` to its owner (which reports its state changes to the observers as they
-    /// happen), then routes completed reads to the host.
-    #[inline]
+    /// happen), then routes completed reads to the host. Inlined in the loops that pop events, so
+    /// an event costs no call of its own.
+    #[inline(always)]
     pub(super) fn dispatch(&mut self, event: Event) {
         if event == Event::ThermalStep {
             // The thermal model's own event (`sim/thermal.rs`): it reads the power model and
@@ -108,10 +109,12 @@ impl Simulation {
             Event::ThermalStep => unreachable!("handled above"),
             Event::PowerLoss | Event::WarmupEnd => whole = Some(event),
         }
-        for index in 0..controller.to_host.len() {
-            host.deliver(controller.to_host[index], controller, cx);
+        if !controller.to_host.is_empty() {
+            for index in 0..controller.to_host.len() {
+                host.deliver(controller.to_host[index], controller, cx);
+            }
+            controller.to_host.clear();
         }
-        controller.to_host.clear();
         match whole {
             None => {}
             Some(Event::WarmupEnd) => self.start_measurement(self.now),
@@ -123,7 +126,18 @@ impl Simulation {
     }
 
     /// Ends the run with the workload's input error (a malformed trace line), if there was one.
+    #[inline(always)]
     fn check_workload(&mut self) -> Result<(), RunError> {
+        if self.host.workload_error.is_none() {
+            return Ok(());
+        }
+        self.workload_failed()
+    }
+
+    /// The error of [`Self::check_workload`], out of the loop's way.
+    #[cold]
+    #[inline(never)]
+    fn workload_failed(&mut self) -> Result<(), RunError> {
         match self.host.workload_error.take() {
             None => Ok(()),
             Some(message) => {

@@ -219,9 +219,15 @@ impl Source {
 impl crate::host::submission::CommandSource for Source {
     #[inline]
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
+        // The synthetic source (the benchmark's) at the host's call site, where its result needs
+        // no unpacking; the others through `next`.
+        if let Source::Synthetic(synthetic) = self {
+            return Ok(Some((synthetic.next_command(), 0, None)));
+        }
         self.next(job, now)
     }
 
+    #[inline]
     fn quiesce(&mut self, job: u32, now: Time) -> bool {
         match self {
             Source::Fio(workload) => workload.quiesce(job as usize, now),

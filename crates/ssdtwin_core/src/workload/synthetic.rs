@@ -17,6 +17,9 @@ pub struct Synthetic {
     sizes: Vec<(u64, f64)>,
     /// The sizes in mapping units, in the same order (1 for a part of a unit).
     size_units: Vec<u32>,
+    /// Random offsets of each size: `span_units / units`, computed once (a division per
+    /// command otherwise).
+    size_slots: Vec<u64>,
     unit_bytes: u64,
     pattern: Pattern,
     /// Random pattern: probability that a command continues where the previous one ended.
@@ -75,12 +78,17 @@ impl Synthetic {
                 ])
             }
         };
-        let size_units = sizes
+        let size_units: Vec<u32> = sizes
             .iter()
             .map(|&(bytes, _)| ((bytes / unit_bytes) as u32).max(1))
             .collect();
+        let size_slots = size_units
+            .iter()
+            .map(|&units| u64::from(span_units / units.min(span_units).max(1)))
+            .collect();
         Synthetic {
             size_units,
+            size_slots,
             read_fraction: config.read_fraction,
             trim_below: config.read_fraction + config.trim_fraction,
             sizes,
@@ -136,7 +144,7 @@ impl Synthetic {
             }
         } else {
             // Offsets aligned to the command size (fio's default blockalign = bs).
-            let slots = u64::from(self.span_units / units);
+            let slots = self.size_slots[size];
             let slot = match &mut self.popularity {
                 Popularity::Uniform => self.rng.below(slots),
                 Popularity::Zipf(zipf) => (zipf.sample(&mut self.rng) - 1) * slots / zipf.items(),

@@ -2,6 +2,7 @@
 use super::choice::Choice;
 use crate::controller::ops::{DieQueues, FlashOp};
 
+#[inline]
 pub fn choose(queues: &DieQueues, ops: &[FlashOp]) -> Option<Choice> {
     match (queues.host.front(), queues.internal.front()) {
         (None, None) => None,

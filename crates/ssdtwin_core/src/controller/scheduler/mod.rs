@@ -31,6 +31,7 @@ impl Scheduler {
     }
 
     /// The next operation for an idle die, or `None` when both queues are empty.
+    #[inline]
     pub fn choose(&self, queues: &DieQueues, ops: &[FlashOp], now: Time) -> Option<Choice> {
         match *self {
             Scheduler::Fifo => fifo::choose(queues, ops),
