@@ -111,7 +111,6 @@ impl BlockTable {
         if self.deferred() || self.state.is_empty() {
             return;
         }
-        self.build_floors(chunk_shift, group_shift);
         self.stamps = vec![0; self.state.len()];
         self.links = 0;
         // Oldest link first: a list's tail, walking back to its head.
@@ -126,6 +125,8 @@ impl BlockTable {
                 self.stamps[block as usize] = self.next_stamp();
             }
         }
+        // After the stamps: a floor at a count shared by blocks names the one linked last.
+        self.build_floors(chunk_shift, group_shift);
     }
 
     /// Rebuilds the bucket lists from the stamps and ends the deferral: each bucket's blocks
@@ -326,18 +327,13 @@ impl BlockTable {
         let (state, valid) = (&self.state[range.clone()], &self.valid[range]);
         let mut bucket: Vec<(u32, u32)> = Vec::new();
         let mut floor = 0u32;
-        if let Some(lowest) = self.lowest_by_floors(plane, &mut bucket) {
-            // The last linked first, without sorting a large bucket for a visit that stops at
-            // its first block (greedy's): the rest sorted only if the visit goes on.
-            let (at, &(_, first_block)) = bucket
-                .iter()
-                .enumerate()
-                .max_by_key(|&(_, &entry)| entry)
-                .expect("a bucket");
+        if let Some((lowest, first_block)) = self.lowest_by_floors(plane) {
+            // The last linked first, kept by the floors (greedy's visit stops there): the rest of
+            // the bucket gathered and sorted only if the visit goes on.
             if !visit(first_block, lowest) {
                 return;
             }
-            bucket.swap_remove(at);
+            self.rest_of_lowest(plane, lowest, first_block, &mut bucket);
             bucket.sort_unstable_by(|a, b| b.cmp(a));
             for &(_, block) in &bucket {
                 if !visit(block, lowest) {

@@ -1,17 +1,44 @@
-//! While the bucket lists are deferred (`blocks.rs`), a victim choice finds the lowest valid count
-//! of a plane's closed blocks. A scan of the plane costs O(blocks per plane) per choice, and the
-//! choices grow with the blocks too: on the full-size 61.44 TB QLC drive (32,767 blocks per plane)
-//! that scan, then a scan of one floor per 64 blocks, was most of `steady`'s time. So the table
-//! keeps floors on two levels, per plane: per chunk of 64 consecutive blocks of the plane, and per
-//! group of 64 chunks (4,096 blocks). A floor is at most the lowest valid count of a closed block
-//! below it (`u32::MAX`: none closed), and a group's is at most its chunks'. Closing or
-//! invalidating a block lowers its chunk's and its group's floor if needed (two stores); a block
-//! leaving the closed blocks leaves them as they are, still floors. A choice reads the plane's
-//! group floors (8 on that drive), recomputes the chunks at the lowest one in the groups at it
-//! until one of them is exact, and scans only the blocks of the chunks at that floor.
+//! While the bucket lists are deferred (`blocks.rs`), a victim choice finds the closed block of a
+//! plane with the lowest valid count, the last linked first. A scan of the plane costs O(blocks
+//! per plane) per choice, and the choices grow with the blocks too: on the full-size 61.44 TB QLC
+//! drive (32,767 blocks per plane, 83 M choices in `steady`) such scans were most of the time.
+//!
+//! So the table keeps floors on two levels, per plane: per chunk of 64 consecutive blocks of the
+//! plane, and per group of 64 chunks (4,096 blocks). A floor is a valid count at most the lowest of
+//! a closed block below it (`u32::MAX`: none closed), and a group's is at most its chunks', with
+//! the block that set it. Closing or invalidating a block stamps it as the last linked and lowers
+//! its chunk's and group's floors to its count if that is not higher, naming it (four stores). A
+//! block leaving the closed blocks leaves them as they are. A floor *holds* while its block is
+//! still closed at that count; then it is exact: the lowest count below it, and its block the last
+//! linked at that count (a block linked later at that count would have taken the floor, and only
+//! an exact recount raises one). A choice reads the plane's group floors (8 on that drive),
+//! recounts a group at the lowest whose floor does not hold from its chunks (recounting those at
+//! the lowest whose floors do not hold from their blocks), until a group at the lowest holds.
 
 use super::{BlockState, BlockTable};
 use crate::base::arith::Divisor;
+
+/// A valid count and the block that set it.
+#[derive(Clone, Copy, Debug)]
+struct Floor {
+    valid: u32,
+    block: u32,
+}
+
+/// No closed block below.
+const NO_FLOOR: Floor = Floor {
+    valid: u32::MAX,
+    block: u32::MAX,
+};
+
+impl Floor {
+    #[inline(always)]
+    fn lower(&mut self, block: u32, valid: u32) {
+        if valid <= self.valid {
+            *self = Floor { valid, block };
+        }
+    }
+}
 
 /// The two levels of floors of a table's planes.
 #[derive(Clone, Debug, Default)]
@@ -24,8 +51,8 @@ pub(super) struct Floors {
     chunks_per_plane: u32,
     groups_per_plane: u32,
     /// Per chunk (plane-major), per group (plane-major).
-    chunks: Vec<u32>,
-    groups: Vec<u32>,
+    chunks: Vec<Floor>,
+    groups: Vec<Floor>,
 }
 
 impl Floors {
@@ -38,17 +65,19 @@ impl Floors {
         (chunk as usize, group as usize)
     }
 
-    /// Lowers the floors above `block` to `valid` if that is lower.
+    /// `block`, just linked at `valid`, lowers its floors if that is not higher.
     #[inline(always)]
     pub(super) fn lower(&mut self, block: u32, valid: u32) {
         let (chunk, group) = self.of(block);
-        self.chunks[chunk] = self.chunks[chunk].min(valid);
-        self.groups[group] = self.groups[group].min(valid);
+        self.chunks[chunk].lower(block, valid);
+        self.groups[group].lower(block, valid);
     }
 
-    /// The chunks of the plane's `group`, as indices into `chunks`.
-    fn group_chunks(&self, plane: u32, group: u32) -> std::ops::Range<usize> {
-        let first = plane * self.chunks_per_plane + (group << self.group_shift);
+    /// The chunks of the plane's `group` (an index into `groups`), as indices into `chunks`.
+    fn group_chunks(&self, group: usize) -> std::ops::Range<usize> {
+        let group = group as u32;
+        let (plane, within) = (group / self.groups_per_plane, group % self.groups_per_plane);
+        let first = plane * self.chunks_per_plane + (within << self.group_shift);
         let end = (plane + 1) * self.chunks_per_plane;
         first as usize..(first + (1 << self.group_shift)).min(end) as usize
     }
@@ -59,13 +88,9 @@ impl Floors {
         first..first + self.groups_per_plane as usize
     }
 
-    /// The lowest floor of the plane's groups (`u32::MAX`: no closed block).
-    fn lowest(&self, plane: u32) -> u32 {
-        self.groups[self.plane_groups(plane)]
-            .iter()
-            .copied()
-            .min()
-            .unwrap_or(u32::MAX)
+    /// The lowest of `floors` (`u32::MAX`: none closed).
+    fn lowest(floors: &[Floor]) -> u32 {
+        floors.iter().map(|floor| floor.valid).min().unwrap_or(u32::MAX)
     }
 }
 
@@ -75,33 +100,44 @@ impl BlockTable {
     pub(super) fn build_floors(&mut self, chunk_shift: u32, group_shift: u32) {
         let planes = self.closed_count.len() as u32;
         let chunks_per_plane = self.blocks_per_plane.div_ceil(1 << chunk_shift);
-        let mut floors = Floors {
+        let groups_per_plane = chunks_per_plane.div_ceil(1 << group_shift);
+        self.floors = Floors {
             plane: Divisor::new(self.blocks_per_plane),
             chunk_shift,
             group_shift,
             chunks_per_plane,
-            groups_per_plane: chunks_per_plane.div_ceil(1 << group_shift),
-            chunks: Vec::new(),
-            groups: Vec::new(),
+            groups_per_plane,
+            chunks: vec![NO_FLOOR; (planes * chunks_per_plane) as usize],
+            groups: vec![NO_FLOOR; (planes * groups_per_plane) as usize],
         };
-        floors.chunks = (0..planes * chunks_per_plane)
-            .map(|chunk| self.closed_minimum(&floors, chunk as usize))
-            .collect();
-        floors.groups = (0..planes * floors.groups_per_plane)
-            .map(|group| {
-                let (plane, group) = (group / floors.groups_per_plane, group % floors.groups_per_plane);
-                floors.chunks[floors.group_chunks(plane, group)]
-                    .iter()
-                    .copied()
-                    .min()
-                    .unwrap_or(u32::MAX)
-            })
-            .collect();
-        self.floors = floors;
+        for chunk in 0..self.floors.chunks.len() {
+            self.recount_chunk(chunk);
+        }
+        for group in 0..self.floors.groups.len() {
+            self.recount_group(group);
+        }
+    }
+
+    /// Whether `floor` holds: its block still closed at its count (then it is exact).
+    #[inline]
+    fn holds(&self, floor: Floor) -> bool {
+        floor.valid != u32::MAX
+            && self.state[floor.block as usize] == BlockState::Closed
+            && self.valid[floor.block as usize] == floor.valid
+    }
+
+    /// Of two floors at the same count, the one whose block was linked last.
+    fn later(&self, a: Floor, b: Floor) -> Floor {
+        if self.stamps[a.block as usize] >= self.stamps[b.block as usize] {
+            a
+        } else {
+            b
+        }
     }
 
     /// The blocks of `chunk` (an index into the chunk floors).
-    fn chunk_blocks(&self, floors: &Floors, chunk: usize) -> std::ops::Range<usize> {
+    fn chunk_blocks(&self, chunk: usize) -> std::ops::Range<usize> {
+        let floors = &self.floors;
         let chunk = chunk as u32;
         let (plane, within) = (chunk / floors.chunks_per_plane, chunk % floors.chunks_per_plane);
         let plane_start = plane * self.blocks_per_plane;
@@ -110,74 +146,114 @@ impl BlockTable {
         first as usize..end as usize
     }
 
-    /// The lowest valid count of a closed block of `chunk`, `u32::MAX` if none is closed.
-    fn closed_minimum(&self, floors: &Floors, chunk: usize) -> u32 {
-        let blocks = self.chunk_blocks(floors, chunk);
-        self.state[blocks.clone()]
-            .iter()
-            .zip(&self.valid[blocks])
-            .map(|(&state, &valid)| if state == BlockState::Closed { valid } else { u32::MAX })
-            .min()
-            .unwrap_or(u32::MAX)
-    }
-
-    /// Recomputes the plane's chunks at its lowest floor (in the groups at it) until one of them
-    /// is exact: then the lowest floor is the plane's lowest valid count of a closed block.
-    pub(super) fn settle_floors(&mut self, plane: u32) {
-        let mut floors = std::mem::take(&mut self.floors);
-        loop {
-            let lowest = floors.lowest(plane);
-            if lowest == u32::MAX {
-                break;
-            }
-            let mut exact = false;
-            for group in floors.plane_groups(plane) {
-                if floors.groups[group] != lowest {
-                    continue;
-                }
-                let chunks = floors.group_chunks(plane, group as u32 - plane * floors.groups_per_plane);
-                let mut group_floor = u32::MAX;
-                for chunk in chunks {
-                    if floors.chunks[chunk] == lowest {
-                        let minimum = self.closed_minimum(&floors, chunk);
-                        exact |= minimum == lowest;
-                        floors.chunks[chunk] = minimum;
-                    }
-                    group_floor = group_floor.min(floors.chunks[chunk]);
-                }
-                floors.groups[group] = group_floor;
-            }
-            if exact {
-                break;
-            }
-        }
-        self.floors = floors;
-    }
-
-    /// The plane's closed blocks with the lowest valid count, as `(stamp, block)`, and that count;
-    /// `None` if the floors are not settled ([`Self::settle_floors`]) or no block is closed.
-    pub(super) fn lowest_by_floors(&self, plane: u32, bucket: &mut Vec<(u32, u32)>) -> Option<u32> {
-        let floors = &self.floors;
-        let lowest = floors.lowest(plane);
-        if lowest == u32::MAX {
-            return None;
-        }
-        bucket.clear();
-        for group in floors.plane_groups(plane) {
-            if floors.groups[group] != lowest {
+    /// `chunk`'s exact floor, counted from its blocks.
+    fn recount_chunk(&mut self, chunk: usize) {
+        let mut exact = NO_FLOOR;
+        for block in self.chunk_blocks(chunk) {
+            let valid = self.valid[block];
+            if self.state[block] != BlockState::Closed || valid > exact.valid {
                 continue;
             }
-            for chunk in floors.group_chunks(plane, group as u32 - plane * floors.groups_per_plane) {
-                if floors.chunks[chunk] != lowest {
+            let floor = Floor {
+                valid,
+                block: block as u32,
+            };
+            exact = if valid < exact.valid {
+                floor
+            } else {
+                self.later(floor, exact)
+            };
+        }
+        self.floors.chunks[chunk] = exact;
+    }
+
+    /// `group`'s exact floor, from its chunks at their lowest (recounted where they do not hold).
+    fn recount_group(&mut self, group: usize) {
+        let chunks = self.floors.group_chunks(group);
+        loop {
+            let lowest = Floors::lowest(&self.floors.chunks[chunks.clone()]);
+            if lowest == u32::MAX {
+                self.floors.groups[group] = NO_FLOOR;
+                return;
+            }
+            let mut found: Option<Floor> = None;
+            for chunk in chunks.clone() {
+                if self.floors.chunks[chunk].valid != lowest {
                     continue;
                 }
-                for block in self.chunk_blocks(floors, chunk) {
-                    if self.valid[block] == lowest && self.state[block] == BlockState::Closed {
+                if !self.holds(self.floors.chunks[chunk]) {
+                    self.recount_chunk(chunk);
+                }
+                let floor = self.floors.chunks[chunk];
+                if floor.valid == lowest {
+                    found = Some(found.map_or(floor, |other| self.later(floor, other)));
+                }
+            }
+            if let Some(floor) = found {
+                self.floors.groups[group] = floor;
+                return;
+            }
+        }
+    }
+
+    /// Recounts the plane's groups at its lowest floor that do not hold until one at the lowest
+    /// does: then the lowest floor is the plane's lowest valid count of a closed block, and every
+    /// group at it holds.
+    pub(super) fn settle_floors(&mut self, plane: u32) {
+        let groups = self.floors.plane_groups(plane);
+        loop {
+            let lowest = Floors::lowest(&self.floors.groups[groups.clone()]);
+            if lowest == u32::MAX {
+                return;
+            }
+            let mut held = false;
+            for group in groups.clone() {
+                if self.floors.groups[group].valid == lowest {
+                    if !self.holds(self.floors.groups[group]) {
+                        self.recount_group(group);
+                    }
+                    held |= self.floors.groups[group].valid == lowest;
+                }
+            }
+            if held {
+                return;
+            }
+        }
+    }
+
+    /// The plane's lowest valid count of a closed block and its block linked last; `None` if the
+    /// floors are not settled ([`Self::settle_floors`]) or no block is closed.
+    pub(super) fn lowest_by_floors(&self, plane: u32) -> Option<(u32, u32)> {
+        let groups = &self.floors.groups[self.floors.plane_groups(plane)];
+        let lowest = Floors::lowest(groups);
+        let mut found: Option<Floor> = None;
+        for &floor in groups.iter().filter(|floor| floor.valid == lowest) {
+            if !self.holds(floor) {
+                return None;
+            }
+            found = Some(found.map_or(floor, |other| self.later(floor, other)));
+        }
+        found.map(|floor| (floor.valid, floor.block))
+    }
+
+    /// The plane's closed blocks at `valid` but `first`, as `(stamp, block)`: those of the
+    /// chunks at that floor ([`Self::lowest_by_floors`]'s count).
+    pub(super) fn rest_of_lowest(&self, plane: u32, valid: u32, first: u32, bucket: &mut Vec<(u32, u32)>) {
+        bucket.clear();
+        for group in self.floors.plane_groups(plane) {
+            if self.floors.groups[group].valid != valid {
+                continue;
+            }
+            for chunk in self.floors.group_chunks(group) {
+                if self.floors.chunks[chunk].valid != valid {
+                    continue;
+                }
+                for block in self.chunk_blocks(chunk) {
+                    if block as u32 != first && self.valid[block] == valid && self.state[block] == BlockState::Closed {
                         bucket.push((self.stamps[block], block as u32));
                     }
                 }
             }
         }
-        (!bucket.is_empty()).then_some(lowest)
     }
 }
