@@ -52,14 +52,10 @@ impl PowerModel {
     // -------------------------------------------------------------- internals
 
     /// Applies every booked change up to `now`, in time order, closing sample intervals on the way.
-    /// Inlined for the common case of nothing due: two comparisons.
+    /// Inlined for the common case of nothing due: one comparison with [`PowerModel::wake`].
     #[inline]
     pub(super) fn advance(&mut self, now: Time) {
-        let due = match self.pending.peek() {
-            Some(&Reverse(key)) => self.keys.entry(key).0 <= now,
-            None => false,
-        };
-        if due || now >= self.sampler.next_boundary {
+        if now >= self.wake {
             self.advance_slow(now);
         }
     }
@@ -89,6 +85,11 @@ impl PowerModel {
             }
         }
         self.sample_until(now);
+        let first_change = match self.pending.peek() {
+            Some(&Reverse(key)) => self.keys.entry(key).0,
+            None => Time::MAX,
+        };
+        self.wake = first_change.min(self.sampler.next_boundary);
     }
 
     #[inline]
@@ -170,6 +171,9 @@ impl PowerModel {
         if let Some(next) = self.update(die, now) {
             let key = self.keys.key(next, die);
             self.pending.push(Reverse(key));
+            if next < self.wake {
+                self.wake = next;
+            }
         }
     }
 

@@ -79,6 +79,9 @@ pub struct PowerModel {
     /// Dies with a booked change, keyed by `keys` (time, then die).
     pending: BinaryHeap<Reverse<u64>>,
     keys: PendingKeys,
+    /// The earlier of the first booked change and the end of the sample interval: `advance` has
+    /// work only from then on.
+    wake: Time,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
@@ -174,6 +177,7 @@ impl PowerModel {
             active_channels: 0,
             pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
             keys: PendingKeys::new(dies),
+            wake: Sampler::new(config.sample_interval).next_boundary,
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
