@@ -13,13 +13,42 @@
 //! order), so the stamps give the lists, and every choice, the per-unit upkeep gives.
 
 use super::mapping::NONE;
-use crate::base::arith::div;
+use crate::base::arith::{div, Divisor};
 
 mod floors;
 
 /// Blocks per chunk, and chunks per group, of the deferred victim choice's floors
 /// (`blocks/floors.rs`): `1 << FLOOR_SHIFT`.
 const FLOOR_SHIFT: u32 = 6;
+
+/// The deferred victim choice's floors (`blocks/floors.rs` keeps them): a valid count and the
+/// block that set it.
+#[derive(Clone, Copy, Debug)]
+struct Floor {
+    valid: u32,
+    block: u32,
+}
+
+/// No closed block below.
+const NO_FLOOR: Floor = Floor {
+    valid: u32::MAX,
+    block: u32::MAX,
+};
+
+/// The two levels of floors of a table's planes.
+#[derive(Clone, Debug, Default)]
+struct Floors {
+    /// Blocks per plane.
+    plane: Divisor,
+    /// Blocks per chunk and chunks per group, as shifts.
+    chunk_shift: u32,
+    group_shift: u32,
+    chunks_per_plane: u32,
+    groups_per_plane: u32,
+    /// Per chunk (plane-major), per group (plane-major).
+    chunks: Vec<Floor>,
+    groups: Vec<Floor>,
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum BlockState {
@@ -62,7 +91,7 @@ pub struct BlockTable {
     /// While the lists are deferred: per chunk and per group of chunks of a plane's blocks, a floor
     /// under its closed blocks' valid counts (`blocks/floors.rs`).
     #[serde(skip)]
-    floors: floors::Floors,
+    floors: Floors,
     /// Erases of any kind since the table was made or loaded (GC, zone resets, preconditioning):
     /// an erase is the only thing that unprograms a page (admission's kept lookup checks it).
     #[serde(skip)]
@@ -88,7 +117,7 @@ impl BlockTable {
             closed_count: vec![0; planes as usize],
             stamps: Vec::new(),
             links: 0,
-            floors: floors::Floors::default(),
+            floors: Floors::default(),
             erased: 0,
         }
     }
@@ -136,7 +165,7 @@ impl BlockTable {
             return;
         }
         let stamps = std::mem::take(&mut self.stamps);
-        self.floors = floors::Floors::default();
+        self.floors = Floors::default();
         self.heads.fill(NONE);
         self.next.fill(NONE);
         self.previous.fill(NONE);

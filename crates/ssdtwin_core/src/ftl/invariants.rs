@@ -92,6 +92,16 @@ impl Ftl {
                     "plane {plane}: its free list holds a block that is not a free block of the plane"
                 ));
             }
+            let fewest = self.free[plane as usize]
+                .iter()
+                .map(|&b| self.blocks.erase_count[b as usize])
+                .min();
+            if fewest.is_some_and(|fewest| fewest < self.free_floor[plane as usize]) {
+                return Err(format!(
+                    "plane {plane}: a free block has {fewest:?} erases, below the free blocks' floor {}",
+                    self.free_floor[plane as usize]
+                ));
+            }
             if closed != self.blocks.closed_count[plane as usize] as usize {
                 return Err(format!(
                     "plane {plane}: {closed} closed blocks, counted {}",

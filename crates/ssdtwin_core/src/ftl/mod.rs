@@ -81,6 +81,9 @@ pub struct Ftl {
     pub mapping: Mapping,
     pub blocks: BlockTable,
     free: Vec<VecDeque<u32>>,
+    /// Per plane, at most the fewest erases of a free block (`wear/dynamic.rs`); zeros after a load.
+    #[serde(skip)]
+    free_floor: Vec<u32>,
     /// Open block per plane, indexed `stream * planes + plane`: the current host frontier's (0)
     /// and GC frontier's (1). With FDP (`gc_copies.rs`), rows `2 + frontier` hold the other
     /// frontiers' open blocks (a current frontier's own row is all `NONE`), swapped in when their
@@ -162,6 +165,7 @@ impl Ftl {
             mapping: Mapping::new(logical_units, geometry.physical_units()),
             blocks: BlockTable::new(planes, geometry.blocks_per_plane, geometry.units_per_block()),
             free,
+            free_floor: vec![0; planes as usize],
             active: vec![NONE; 2 * planes as usize],
             gc_open: vec![None; planes as usize],
             fdp: None,
@@ -330,7 +334,11 @@ impl Ftl {
         if block == NONE || self.blocks.allocated_pages[block as usize] == self.geometry.pages_per_block {
             block = self
                 .wear
-                .take_free(&mut self.free[plane as usize], &self.blocks)
+                .take_free(
+                    &mut self.free[plane as usize],
+                    &mut self.free_floor[plane as usize],
+                    &self.blocks,
+                )
                 .expect("allocate_page called without a free block");
             self.blocks.state[block as usize] = BlockState::Open;
             self.active[slot] = block;
@@ -464,7 +472,9 @@ impl Ftl {
             fdp.erased_block(block);
         }
         self.blocks.erase(block);
-        self.free[self.geometry.plane_of_block(block) as usize].push_back(block);
+        let plane = self.geometry.plane_of_block(block) as usize;
+        self.free[plane].push_back(block);
+        wear::freed(&mut self.free_floor[plane], block, &self.blocks);
         self.counts.erases += 1;
     }
 

@@ -65,6 +65,7 @@ impl Ftl {
         }
         *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
         ftl.mapping = Mapping::from_arrays(forward, reverse);
+        ftl.free_floor = vec![0; ftl.free.len()];
         Ok(())
     }
 }

@@ -15,21 +15,8 @@
 //! recounts a group at the lowest whose floor does not hold from its chunks (recounting those at
 //! the lowest whose floors do not hold from their blocks), until a group at the lowest holds.
 
-use super::{BlockState, BlockTable};
+use super::{BlockState, BlockTable, Floor, Floors, NO_FLOOR};
 use crate::base::arith::Divisor;
-
-/// A valid count and the block that set it.
-#[derive(Clone, Copy, Debug)]
-struct Floor {
-    valid: u32,
-    block: u32,
-}
-
-/// No closed block below.
-const NO_FLOOR: Floor = Floor {
-    valid: u32::MAX,
-    block: u32::MAX,
-};
 
 impl Floor {
     #[inline(always)]
@@ -38,21 +25,6 @@ impl Floor {
             *self = Floor { valid, block };
         }
     }
-}
-
-/// The two levels of floors of a table's planes.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Floors {
-    /// Blocks per plane.
-    plane: Divisor,
-    /// Blocks per chunk and chunks per group, as shifts.
-    chunk_shift: u32,
-    group_shift: u32,
-    chunks_per_plane: u32,
-    groups_per_plane: u32,
-    /// Per chunk (plane-major), per group (plane-major).
-    chunks: Vec<Floor>,
-    groups: Vec<Floor>,
 }
 
 impl Floors {

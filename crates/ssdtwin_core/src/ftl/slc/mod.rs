@@ -71,7 +71,11 @@ impl Ftl {
     fn borrow_slc(&mut self, plane: u32, pool: &mut SlcPool) -> u32 {
         let block = self
             .wear
-            .take_free(&mut self.free[plane as usize], &self.blocks)
+            .take_free(
+                &mut self.free[plane as usize],
+                &mut self.free_floor[plane as usize],
+                &self.blocks,
+            )
             .expect("a free block to turn to SLC mode");
         self.blocks.state[block as usize] = BlockState::Slc;
         pool.ever_slc[block as usize] = true;
@@ -112,7 +116,7 @@ impl Ftl {
                         self.borrow_slc(plane, &mut pool)
                     } else {
                         let state = &mut pool.planes[plane as usize];
-                        let index = least_worn(&state.free, &pool.erase_count).expect("a free SLC block");
+                        let (index, _) = least_worn(&state.free, &pool.erase_count, 0).expect("a free SLC block");
                         state.free.remove(index).expect("a free SLC block")
                     };
                     let state = &mut pool.planes[plane as usize];
@@ -142,6 +146,7 @@ impl Ftl {
     fn slc_to_native(&mut self, pool: &mut SlcPool, plane: u32, block: u32) {
         self.blocks.state[block as usize] = BlockState::Free;
         self.free[plane as usize].push_back(block);
+        super::wear::freed(&mut self.free_floor[plane as usize], block, &self.blocks);
         pool.planes[plane as usize].blocks -= 1;
         pool.counts.returned += 1;
     }

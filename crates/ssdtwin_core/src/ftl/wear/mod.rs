@@ -22,13 +22,15 @@ pub struct WearLeveling {
 }
 
 impl WearLeveling {
-    /// Takes the free block to open next from `free` (not empty).
+    /// Takes the free block to open next from `free` (not empty). `floor` is at most the fewest
+    /// erases of a block in `free` ([`freed`]); raised here to the fewest found.
     #[inline]
-    pub fn take_free(&self, free: &mut VecDeque<u32>, blocks: &BlockTable) -> Option<u32> {
+    pub fn take_free(&self, free: &mut VecDeque<u32>, floor: &mut u32, blocks: &BlockTable) -> Option<u32> {
         match self.kind {
             WearLevelingKind::None => free.pop_front(),
             WearLevelingKind::Dynamic | WearLevelingKind::Static => {
-                let index = dynamic::least_worn(free, &blocks.erase_count)?;
+                let (index, fewest) = dynamic::least_worn(free, &blocks.erase_count, *floor)?;
+                *floor = fewest;
                 free.remove(index)
             }
         }
@@ -42,6 +44,13 @@ impl WearLeveling {
             _ => None,
         }
     }
+}
+
+/// `block` joins a plane's free blocks: their floor of erases ([`WearLeveling::take_free`]) is
+/// lowered to its count if needed.
+#[inline]
+pub fn freed(floor: &mut u32, block: u32, blocks: &BlockTable) {
+    *floor = (*floor).min(blocks.erase_count[block as usize]);
 }
 
 /// P/E cycles over all blocks: (min, mean, max).
