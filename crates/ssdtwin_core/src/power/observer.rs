@@ -72,13 +72,24 @@ impl PowerModel {
         if !self.enabled {
             return;
         }
+        let transferring = before(start, load) <= now;
+        let absorbed = self.ended == die && start > now && {
+            let (power, io_bus) = if transferring {
+                (self.bus_idle + self.io_write, self.io_bus_power)
+            } else {
+                (self.bus_idle, 0)
+            };
+            self.absorb_end(now, die, power, io_bus);
+            self.ended != die
+        };
         self.advance(now);
         let state = &self.dies[die as usize];
-        let single = start > now
-            && !state.suspended
-            && state.io_bus == 0
-            && state.transfer_end <= now
-            && (state.power == self.bus_idle || state.power != self.bus_idle + self.io_write);
+        let single = absorbed
+            || start > now
+                && !state.suspended
+                && state.io_bus == 0
+                && state.transfer_end <= now
+                && (state.power == self.bus_idle || state.power != self.bus_idle + self.io_write);
         if !single {
             self.die_op_start(now, die, start, OpClass::Program, page_type, duration);
             self.transfer(now, die, start, load, Direction::In);
