@@ -41,6 +41,16 @@ pub enum StateChange {
         page_type: u8,
         duration: Duration,
     },
+    /// `die` takes a program: its channel loads the command and data during the `load` that ends
+    /// at `start` (a [`StateChange::Transfer`] in), then its array programs a page of `page_type`
+    /// for `duration`. One change for the two, so the power model updates the die once.
+    ProgramStart {
+        die: u32,
+        start: Time,
+        page_type: u8,
+        duration: Duration,
+        load: Duration,
+    },
     /// `die`'s array finished sensing; the data waits in the page register for the channel.
     DieSensed { die: u32 },
     /// `die` moves data on its channel during the `length` that ends at `end`.

@@ -86,15 +86,16 @@ impl Controller {
                     page_type = self.slc_program(die, (page_type, page_count, planes, units), cx);
                 }
                 let length = self.timing.program_time(page_type, &mut self.flash_rng);
-                cx.die(StateChange::DieOpStart {
+                cx.die(StateChange::ProgramStart {
                     die,
                     start: loaded,
-                    class: OpClass::Program,
                     page_type: page_type as u8,
                     duration: length,
+                    load: transfer,
                 });
-                let bytes = u64::from(units) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
+                cx.die(StateChange::DramAccess {
+                    bytes: u64::from(units) * self.geometry.unit_bytes,
+                });
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (OpKind::FoldProgram(fold), _) => {
@@ -104,15 +105,16 @@ impl Controller {
                     .timing
                     .program_time(usize::from(fold.page_type), &mut self.flash_rng);
                 self.slc_die_time(FoldStep::Program(fold.page_type), length);
-                cx.die(StateChange::DieOpStart {
+                cx.die(StateChange::ProgramStart {
                     die,
                     start: loaded,
-                    class: OpClass::Program,
                     page_type: fold.page_type,
                     duration: length,
+                    load: transfer,
                 });
-                let bytes = u64::from(fold.units) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
+                cx.die(StateChange::DramAccess {
+                    bytes: u64::from(fold.units) * self.geometry.unit_bytes,
+                });
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (OpKind::SlcErase { .. }, _) => {
@@ -125,15 +127,16 @@ impl Controller {
                 let transfer = self.program_transfer(self.geometry.units_per_page);
                 let loaded = self.occupy(die, now, transfer);
                 let length = self.timing.program_time(0, &mut self.flash_rng);
-                cx.die(StateChange::DieOpStart {
+                cx.die(StateChange::ProgramStart {
                     die,
                     start: loaded,
-                    class: OpClass::Program,
                     page_type: 0,
                     duration: length,
+                    load: transfer,
                 });
-                let bytes = u64::from(self.geometry.units_per_page) * self.geometry.unit_bytes;
-                report_transfer(cx, die, (loaded, transfer), Direction::In, bytes);
+                cx.die(StateChange::DramAccess {
+                    bytes: u64::from(self.geometry.units_per_page) * self.geometry.unit_bytes,
+                });
                 self.begin_array(die, op, ArrayKind::Program, loaded, length, cx);
             }
             (

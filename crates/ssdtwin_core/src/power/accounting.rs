@@ -62,6 +62,11 @@ impl PowerModel {
 
     #[inline(never)]
     pub(super) fn advance_slow(&mut self, now: Time) {
+        if self.ended != super::NO_DIE {
+            let die = self.ended;
+            self.ended = super::NO_DIE;
+            self.refresh(die, self.ended_at);
+        }
         while let Some(&Reverse(key)) = self.pending.peek() {
             let (time, die) = self.keys.entry(key);
             if time > now {
@@ -140,6 +145,27 @@ impl PowerModel {
                 * self.inverse_efficiency;
             self.total_peak = self.total_peak.max(total);
             self.held_peak = i64::MIN;
+        }
+    }
+
+    /// `die`, whose end waits for its update, starts an operation at `now` (the array later) that
+    /// puts it at `power` and `io_bus`: skips the end's update if the one update of the start
+    /// gives the same accounts, i.e. unless the start brings the die back to a power it had before
+    /// its end through different ones at this instant (the rail or the bus meter would see a
+    /// change point that one update does not make). The caller checked the array starts later.
+    #[inline]
+    pub(super) fn absorb_end(&mut self, now: Time, die: u32, power: i64, io_bus: i64) {
+        let state = &self.dies[die as usize];
+        let old_power = state.power;
+        let old_io_bus = state.io_bus;
+        if self.ended_at == now
+            && !state.suspended
+            && state.transfer_end <= now
+            && (power != old_power || (old_power == self.standby && old_power == self.bus_idle))
+            && (io_bus != old_io_bus || old_io_bus == 0)
+        {
+            self.ended = super::NO_DIE;
+            self.wake = self.wake_before_end;
         }
     }
 

@@ -82,6 +82,12 @@ pub struct PowerModel {
     /// The earlier of the first booked change and the end of the sample interval: `advance` has
     /// work only from then on.
     wake: Time,
+    /// A die whose operation ended at `ended_at` and whose update waits for the next hook
+    /// ([`NO_DIE`]: none): a start of the same die at that instant makes one update of both.
+    ended: u32,
+    ended_at: Time,
+    /// `wake` before the wait (the wait sets it to `ended_at`, so any advance updates the die).
+    wake_before_end: Time,
     nand_sum: i64,
     io_bus_sum: i64,
     nand: Rail,
@@ -103,6 +109,9 @@ pub struct PowerModel {
     /// Package of each die (empty unless packages are kept).
     die_package: Vec<u32>,
 }
+
+/// No die (of [`PowerModel::ended`]).
+const NO_DIE: u32 = u32::MAX;
 
 /// One NAND package's power [pW] and energy up to `since` [pW·ns].
 #[derive(Clone, Copy, Debug, Default)]
@@ -178,6 +187,9 @@ impl PowerModel {
             pending: BinaryHeap::with_capacity(2 * dies as usize + 16),
             keys: PendingKeys::new(dies),
             wake: Sampler::new(config.sample_interval).next_boundary,
+            ended: NO_DIE,
+            ended_at: Time::ZERO,
+            wake_before_end: Time::ZERO,
             nand_sum,
             io_bus_sum: 0,
             nand: Rail::new(watts(nand_sum), config.peak_window),
@@ -295,6 +307,10 @@ impl PowerModel {
         if !self.enabled {
             return;
         }
+        if self.ended == die && start > now {
+            // Right after its end: one update for both if that gives the same accounts.
+            self.absorb_end(now, die, self.bus_idle, 0);
+        }
         self.advance(now);
         self.enter_operation(now, die);
         let profile = self.profiles.range(class, page_type);
@@ -403,7 +419,12 @@ impl PowerModel {
                 self.set_active_channels(now, self.active_channels - 1);
             }
         }
-        self.refresh(die, now);
+        // The die's update (to standby) waits for the next hook: usually the die's next start at
+        // this instant, which then updates it once (`absorb_end`); any other advance does it first.
+        self.ended = die;
+        self.ended_at = now;
+        self.wake_before_end = self.wake;
+        self.wake = now;
     }
 
     /// The controller processes a host command at `now`.
