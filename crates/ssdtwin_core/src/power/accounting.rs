@@ -4,12 +4,13 @@
 
 use std::cmp::Reverse;
 
-use super::meter::{nanos_f64, watts, DieState};
+use super::meter::{before, nanos_f64, watts, DieState};
 use super::profile::Profiles;
 use super::report::{EnergyReport, PowerReport};
 use super::timeseries::TimeSeries;
 use super::PowerModel;
-use crate::base::time::Time;
+use crate::base::time::{Duration, Time};
+use crate::observe::OpClass;
 
 impl PowerModel {
     /// Closes the accounts at `end` (changes booked after it are not counted) and returns the
@@ -179,6 +180,40 @@ impl PowerModel {
                 self.set_active_channels(now, self.active_channels + 1);
             }
         }
+    }
+
+    /// `die` enters an operation whose array runs `class` on a page of `page_type` from `start`
+    /// for `duration`, from its profile's first segment; the caller refreshes the die.
+    #[inline]
+    pub(super) fn begin_profile(
+        &mut self,
+        now: Time,
+        die: u32,
+        start: Time,
+        class: OpClass,
+        page_type: usize,
+        duration: Duration,
+    ) {
+        self.enter_operation(now, die);
+        let profile = self.profiles.range(class, page_type);
+        let segment_end = start + self.profiles.boundary(profile.first, duration);
+        let state = &mut self.dies[die as usize];
+        state.profile = profile;
+        state.segment = profile.first;
+        state.run_start = start;
+        state.run_offset = Duration::ZERO;
+        state.duration = duration;
+        state.segment_end = segment_end;
+    }
+
+    /// `die` moves data on its channel at `power` during the `length` that ends at `end`; the
+    /// caller refreshes the die.
+    #[inline]
+    pub(super) fn set_transfer(&mut self, die: u32, end: Time, length: Duration, power: i64) {
+        let state = &mut self.dies[die as usize];
+        state.transfer_start = before(end, length);
+        state.transfer_end = end;
+        state.transfer_power = power;
     }
 
     pub(super) fn set_active_channels(&mut self, now: Time, active: u32) {

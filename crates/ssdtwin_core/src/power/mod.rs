@@ -41,7 +41,7 @@ use std::collections::BinaryHeap;
 
 use crate::base::time::{Duration, Time};
 use meter::{
-    before, picowatts, watts, DieState, Meter, PendingKeys, AMPERES_PER_MICROAMPERE, AMPERES_PER_MILLIAMPERE,
+    picowatts, watts, DieState, Meter, PendingKeys, AMPERES_PER_MICROAMPERE, AMPERES_PER_MILLIAMPERE,
     JOULES_PER_MICROJOULE, JOULES_PER_NANOJOULE,
 };
 use params::PowerConfig;
@@ -312,15 +312,7 @@ impl PowerModel {
             self.absorb_end(now, die, self.bus_idle, 0);
         }
         self.advance(now);
-        self.enter_operation(now, die);
-        let profile = self.profiles.range(class, page_type);
-        let state = &mut self.dies[die as usize];
-        state.profile = profile;
-        state.segment = profile.first;
-        state.run_start = start;
-        state.run_offset = Duration::ZERO;
-        state.duration = duration;
-        state.segment_end = start + self.profiles.boundary(profile.first, duration);
+        self.begin_profile(now, die, start, class, page_type, duration);
         self.refresh(die, now);
     }
 
@@ -387,10 +379,7 @@ impl PowerModel {
             Direction::In => self.io_write,
             Direction::Out => self.io_read,
         };
-        let state = &mut self.dies[die as usize];
-        state.transfer_start = before(end, length);
-        state.transfer_end = end;
-        state.transfer_power = power;
+        self.set_transfer(die, end, length, power);
         self.refresh(die, now);
     }
 

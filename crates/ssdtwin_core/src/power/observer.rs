@@ -95,20 +95,8 @@ impl PowerModel {
             self.transfer(now, die, start, load, Direction::In);
             return;
         }
-        self.enter_operation(now, die);
-        let profile = self.profiles.range(OpClass::Program, page_type);
-        let segment_end = start + self.profiles.boundary(profile.first, duration);
-        let power = self.io_write;
-        let state = &mut self.dies[die as usize];
-        state.profile = profile;
-        state.segment = profile.first;
-        state.run_start = start;
-        state.run_offset = Duration::ZERO;
-        state.duration = duration;
-        state.segment_end = segment_end;
-        state.transfer_start = before(start, load);
-        state.transfer_end = start;
-        state.transfer_power = power;
+        self.begin_profile(now, die, start, OpClass::Program, page_type, duration);
+        self.set_transfer(die, start, load, self.io_write);
         self.refresh(die, now);
     }
 }
