@@ -21,14 +21,32 @@ pub struct LargeArray {
 }
 
 enum Storage {
-    Mapped { map: MmapMut, len: usize },
+    Mapped { map: MmapMut, len: usize, pages: Pages },
     Heap(Vec<u32>),
 }
 
+/// Which pages the kernel is asked to back an array with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pages {
+    /// Transparent huge pages advised: for an array read and written at random addresses (the
+    /// forward map), where a 4 KiB page's TLB miss would be paid on almost every access.
+    Huge,
+    /// The kernel's base pages: for an array touched a short run at a time (the reverse map, one
+    /// block's entries), where the TLB holds the few runs in use and a sparse write should back
+    /// 4 KiB, not the 2 MiB around it (a fill's last partial round writes one block's run on every
+    /// plane: 128 runs of 2 KiB across a 500 MB reverse map backed 256 MB of huge pages).
+    Base,
+}
+
 impl LargeArray {
-    /// `len` copies of `value`.
+    /// `len` copies of `value`, on huge pages where the kernel grants them.
     pub fn filled(len: usize, value: u32) -> LargeArray {
-        let mut array = match Self::mapped(len) {
+        Self::filled_on(len, value, Pages::Huge)
+    }
+
+    /// `len` copies of `value`, on `pages`.
+    pub fn filled_on(len: usize, value: u32, pages: Pages) -> LargeArray {
+        let mut array = match Self::mapped(len, pages) {
             Some(storage) => LargeArray { storage },
             None => {
                 return LargeArray {
@@ -42,17 +60,17 @@ impl LargeArray {
         array
     }
 
-    /// An anonymous map of `len` zeroed `u32`s, advised for huge pages; `None` when the system
-    /// refuses the map (the caller falls back to the heap).
-    fn mapped(len: usize) -> Option<Storage> {
+    /// An anonymous map of `len` zeroed `u32`s, advised for huge pages if `pages` asks; `None`
+    /// when the system refuses the map (the caller falls back to the heap).
+    fn mapped(len: usize, pages: Pages) -> Option<Storage> {
         let bytes = len.checked_mul(4)?.max(4);
         let map = MmapMut::map_anon(bytes).ok()?;
         #[cfg(target_os = "linux")]
-        {
+        if pages == Pages::Huge {
             // A hint: ignored by kernels without transparent huge pages.
             let _ = map.advise(memmap2::Advice::HugePage);
         }
-        Some(Storage::Mapped { map, len })
+        Some(Storage::Mapped { map, len, pages })
     }
 
     /// Asks the kernel to back every page now, as a write would, leaving the contents as they are
@@ -63,7 +81,7 @@ impl LargeArray {
     /// page that starts at or after `start` (a page before it may hold entries to be left alone).
     pub fn populate(&self, start: usize, end: usize) {
         #[cfg(target_os = "linux")]
-        if let Storage::Mapped { map, len } = &self.storage {
+        if let Storage::Mapped { map, len, .. } = &self.storage {
             const PAGE: usize = 4096;
             let from = (start.min(*len) * 4).div_ceil(PAGE) * PAGE;
             let to = end.min(*len) * 4;
@@ -87,7 +105,7 @@ impl Deref for LargeArray {
     #[inline]
     fn deref(&self) -> &[u32] {
         match &self.storage {
-            Storage::Mapped { map, len } => &bytemuck::cast_slice(&map[..])[..*len],
+            Storage::Mapped { map, len, .. } => &bytemuck::cast_slice(&map[..])[..*len],
             Storage::Heap(vec) => vec,
         }
     }
@@ -97,7 +115,7 @@ impl DerefMut for LargeArray {
     #[inline]
     fn deref_mut(&mut self) -> &mut [u32] {
         match &mut self.storage {
-            Storage::Mapped { map, len } => &mut bytemuck::cast_slice_mut(&mut map[..])[..*len],
+            Storage::Mapped { map, len, .. } => &mut bytemuck::cast_slice_mut(&mut map[..])[..*len],
             Storage::Heap(vec) => vec,
         }
     }
@@ -113,7 +131,11 @@ impl Default for LargeArray {
 
 impl Clone for LargeArray {
     fn clone(&self) -> LargeArray {
-        let mut copy = LargeArray::filled(self.len(), 0);
+        let pages = match self.storage {
+            Storage::Mapped { pages, .. } => pages,
+            Storage::Heap(_) => Pages::Huge,
+        };
+        let mut copy = LargeArray::filled_on(self.len(), 0, pages);
         copy.copy_from_slice(self);
         copy
     }
@@ -143,6 +165,23 @@ mod tests {
             assert!(copy.iter().enumerate().all(|(index, &value)| value == index as u32));
         }
         assert!(LargeArray::filled(1 << 20, 0).is_mapped());
+    }
+
+    #[test]
+    fn base_pages_hold_values_and_a_copy_keeps_its_pages() {
+        let pages_of = |array: &LargeArray| match array.storage {
+            Storage::Mapped { pages, .. } => Some(pages),
+            Storage::Heap(_) => None,
+        };
+        for pages in [Pages::Base, Pages::Huge] {
+            let mut array = LargeArray::filled_on(3 << 20, 9, pages);
+            array[1 << 20] = 4;
+            array.populate(0, 1 << 19);
+            let copy = array.clone();
+            assert_eq!(pages_of(&copy), Some(pages));
+            assert_eq!(&copy[..], &array[..]);
+            assert_eq!(copy.iter().filter(|&&value| value == 9).count(), (3 << 20) - 1);
+        }
     }
 
     #[test]

@@ -34,7 +34,7 @@ use super::reverse::{Reverse, ReverseFile};
 #[cfg(feature = "verify")]
 use super::types::Stream;
 use crate::base::error::ConfigError;
-use crate::base::memory::LargeArray;
+use crate::base::memory::{LargeArray, Pages};
 
 /// Marks an unmapped logical unit and an invalid (free or stale) physical unit (the fill layout's
 /// answer outside its rows too).
@@ -216,7 +216,11 @@ impl Mapping {
         Mapping {
             // Zeroed memory, untouched: every entry `encode(NONE)`.
             forward: LargeArray::filled(logical_units as usize, encode(NONE)),
-            reverse: Reverse::Memory(LargeArray::filled(physical_units as usize, encode(NONE))),
+            reverse: Reverse::Memory(LargeArray::filled_on(
+                physical_units as usize,
+                encode(NONE),
+                Pages::Base,
+            )),
             layout: FillLayout::default(),
             changes: 0,
             #[cfg(feature = "verify")]
