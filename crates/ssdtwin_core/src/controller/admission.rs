@@ -232,8 +232,8 @@ impl Controller {
             if blocked.transaction == transaction && blocked.changes == changes && blocked.erases == erases {
                 (blocked.physical, blocked.die)
             } else {
-                let physical = self.ftl.mapping.physical(logical);
-                if physical == NONE || !self.ftl.is_programmed(physical) {
+                let (physical, in_fill_row) = self.ftl.mapping.lookup(logical);
+                if physical == NONE || !(in_fill_row || self.ftl.is_programmed(physical)) {
                     // Never written (reads zeros) or still in controller DRAM: no flash access.
                     self.frame_used += 1;
                     cx.events

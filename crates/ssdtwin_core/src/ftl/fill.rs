@@ -155,9 +155,10 @@ impl Ftl {
         let units_per_page = self.geometry.units_per_page;
         let pages_per_block = self.geometry.pages_per_block;
         let planes_per_target = program_units / units_per_page;
-        let (forward, reverse, layout) = self.mapping.arrays_masked_mut();
         let round_units = (rounds * targets * program_units) as usize;
-        let forward = &mut forward[first as usize..first as usize + round_units];
+        let (forward, reverse, layout) = self
+            .mapping
+            .arrays_masked_mut(first as usize..first as usize + round_units);
         let mut entries = forward.iter_mut().zip(first..);
         for round in 0..rounds {
             for &(block, page) in opened {

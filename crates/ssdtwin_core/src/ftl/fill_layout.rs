@@ -45,6 +45,11 @@ pub struct FillLayout {
     page_row_units: u32,
     /// Per row, per target in row order, per plane: the row's block.
     blocks: Vec<u32>,
+    /// Every row's blocks are the first row's plus the row's index times this (on a fresh drive
+    /// each plane opens its blocks in order, so 1): a lookup then reads the first row's blocks, a
+    /// few hundred entries that stay cached, instead of a table of one entry per block of the
+    /// drive (a cache miss per host read on full-size drives). `None`: not so (or no second row yet).
+    row_step: Option<u32>,
     /// Per block of the drive: the logical unit in its first unit if a row holds it, else NONE.
     first_logical: Vec<u32>,
     /// Physical units `first_logical` covers (0 when empty: one compare answers NONE).
@@ -98,6 +103,7 @@ impl FillLayout {
                     slots: shape.targets * shape.planes_per_target,
                     page_row_units: shape.targets * program_units,
                     blocks: Vec::new(),
+                    row_step: None,
                     first_logical: vec![NONE; blocks_total as usize],
                     physical_end: (u64::from(blocks_total) * u64::from(shape.pages_per_block * shape.units_per_page))
                         .min(u64::from(NONE)) as u32,
@@ -115,6 +121,20 @@ impl FillLayout {
             assert_eq!(*entry, NONE, "block {block} in two rows of a fill");
             *entry = first + step * program_units + plane * shape.units_per_page;
         }
+        let slots = self.slots as usize;
+        let rows = (self.blocks.len() / slots) as u32;
+        self.row_step = match rows {
+            0 => None,
+            1 => blocks[0].checked_sub(self.blocks[0]),
+            _ => self.row_step,
+        }
+        .filter(|&step| {
+            let first_row = &self.blocks[..slots];
+            first_row
+                .iter()
+                .zip(blocks)
+                .all(|(&first, &block)| u64::from(first) + u64::from(step) * u64::from(rows) == u64::from(block))
+        });
         self.blocks.extend_from_slice(blocks);
         self.len += row_units as u32;
         true
@@ -139,7 +159,10 @@ impl FillLayout {
         let (page_row, in_page_row) = self.per_page_row.div_rem(offset);
         let (row, page) = self.per_block_pages.div_rem(page_row);
         let (slot, unit) = self.per_page.div_rem(in_page_row);
-        let block = self.blocks[(row * self.slots + slot) as usize];
+        let block = match self.row_step {
+            Some(step) => self.blocks[slot as usize] + row * step,
+            None => self.blocks[(row * self.slots + slot) as usize],
+        };
         (block * self.per_block_pages.divisor() + page) * self.per_page.divisor() + unit
     }
 
@@ -164,27 +187,21 @@ impl FillLayout {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_rows_map_units_as_the_striping_order_places_them() {
-        // 3 targets of 2 planes, 2 units per page, 3 pages per block (non-powers of two): the
-        // expected places written out by the striping order itself.
-        let shape = RowShape {
-            targets: 3,
-            planes_per_target: 2,
-            units_per_page: 2,
-            pages_per_block: 3,
-        };
-        let mut layout = FillLayout::default();
-        let rows = [[4u32, 9, 1, 7, 12, 0], [5, 3, 8, 2, 10, 11]];
-        let first = 6;
-        for (index, row) in rows.iter().enumerate() {
-            assert!(layout.push_row(first + index as u32 * 36, shape, row, 13));
-        }
-        assert!(!layout.push_row(first, shape, &rows[0], 13), "a row out of order");
+    /// 3 targets of 2 planes, 2 units per page, 3 pages per block (non-powers of two).
+    const SHAPE: RowShape = RowShape {
+        targets: 3,
+        planes_per_target: 2,
+        units_per_page: 2,
+        pages_per_block: 3,
+    };
+
+    /// Checks both lookups of every unit of `rows` (from logical unit `first`) against the places
+    /// the striping order itself gives them.
+    fn assert_striped(layout: &FillLayout, first: u32, rows: &[[u32; 6]]) {
         let mut logical = first;
         for row in rows {
             for page in 0..3 {
-                for block in row {
+                for &block in row {
                     for unit in 0..2 {
                         let physical = (block * 3 + page) * 2 + unit;
                         assert_eq!(layout.physical(logical), physical, "logical {logical}");
@@ -194,6 +211,19 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_rows_map_units_as_the_striping_order_places_them() {
+        let mut layout = FillLayout::default();
+        let rows = [[4u32, 9, 1, 7, 12, 0], [5, 3, 8, 2, 10, 11]];
+        let first = 6;
+        for (index, row) in rows.iter().enumerate() {
+            assert!(layout.push_row(first + index as u32 * 36, SHAPE, row, 13));
+        }
+        assert!(!layout.push_row(first, SHAPE, &rows[0], 13), "a row out of order");
+        assert_eq!(layout.row_step, None);
+        assert_striped(&layout, first, &rows);
         assert_eq!(layout.logical_range(), 6..78);
         for outside in [0, 5, 78, u32::MAX] {
             assert_eq!(layout.physical(outside), NONE);
@@ -202,5 +232,32 @@ mod tests {
         assert!((36..42).all(|physical| layout.logical(physical) == NONE));
         assert_eq!(FillLayout::default().physical(0), NONE);
         assert_eq!(FillLayout::default().logical(0), NONE);
+    }
+
+    #[test]
+    fn rows_in_steps_are_looked_up_from_the_first_row_until_a_row_breaks_the_step() {
+        // A fresh drive's shape: each row takes every plane's next block (here 2 apart).
+        let mut rows = vec![
+            [0u32, 10, 20, 30, 40, 50],
+            [2, 12, 22, 32, 42, 52],
+            [4, 14, 24, 34, 44, 54],
+        ];
+        let mut layout = FillLayout::default();
+        for (index, row) in rows.iter().enumerate() {
+            assert!(layout.push_row(index as u32 * 36, SHAPE, row, 60));
+        }
+        assert_eq!(layout.row_step, Some(2));
+        assert_striped(&layout, 0, &rows);
+        // One plane out of step: the table from then on, every row still mapped as striped.
+        rows.push([6, 16, 26, 37, 46, 56]);
+        assert!(layout.push_row(3 * 36, SHAPE, &rows[3], 60));
+        assert_eq!(layout.row_step, None);
+        assert_striped(&layout, 0, &rows);
+        // A second row below the first has no step.
+        let mut down = FillLayout::default();
+        assert!(down.push_row(0, SHAPE, &rows[1], 60));
+        assert!(down.push_row(36, SHAPE, &rows[0], 60));
+        assert_eq!(down.row_step, None);
+        assert_striped(&down, 0, &rows[1..2]);
     }
 }

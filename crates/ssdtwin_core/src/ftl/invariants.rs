@@ -17,10 +17,16 @@ impl Ftl {
     pub fn check_invariants(&self) -> Result<(), String> {
         let geometry = self.geometry;
         let mut valid = vec![0u32; geometry.blocks() as usize];
+        self.mapping.check_written()?;
         for logical in 0..self.logical_units() {
-            let physical = self.mapping.physical(logical);
+            let (physical, in_fill_row) = self.mapping.lookup(logical);
             if physical == NONE {
                 continue;
+            }
+            if in_fill_row && !self.is_programmed(physical) {
+                return Err(format!(
+                    "logical {logical} is where a fill's row put it, in physical {physical}, whose page is not programmed"
+                ));
             }
             if self.mapping.logical(physical) != logical {
                 return Err(format!(

@@ -33,6 +33,7 @@ use super::fill_layout::{FillLayout, RowShape};
 use super::reverse::{Reverse, ReverseFile};
 #[cfg(feature = "verify")]
 use super::types::Stream;
+use super::written::Written;
 use crate::base::error::ConfigError;
 use crate::base::memory::{LargeArray, Pages};
 
@@ -50,6 +51,9 @@ pub const fn encode(value: u32) -> u32 {
 #[derive(Debug, Default)]
 pub struct Mapping {
     forward: LargeArray,
+    /// Which chunks of `forward` may hold a non-zero entry (`written.rs`): a lookup elsewhere
+    /// skips the load.
+    written: Written,
     reverse: Reverse,
     /// The rows a fill laid out without writing them: the masks of their entries.
     layout: FillLayout,
@@ -134,14 +138,20 @@ impl Mapping {
     pub(super) fn arrays_mut(&mut self) -> (&mut [u32], &mut Reverse) {
         self.materialise();
         self.changes += 1;
+        self.written.mark_all();
         (&mut self.forward, &mut self.reverse)
     }
 
-    /// The forward array, the reverse map and the masks they are stored with (an entry is stored
-    /// as its value `^` the layout's value for it, [`NONE`] outside the layout), for the fill.
-    pub(super) fn arrays_masked_mut(&mut self) -> (&mut [u32], &mut Reverse, &FillLayout) {
+    /// The forward entries of logical units `logicals`, the reverse map and the masks they are
+    /// stored with (an entry is stored as its value `^` the layout's value for it, [`NONE`] outside
+    /// the layout), for the fill.
+    pub(super) fn arrays_masked_mut(
+        &mut self,
+        logicals: std::ops::Range<usize>,
+    ) -> (&mut [u32], &mut Reverse, &FillLayout) {
         self.changes += 1;
-        (&mut self.forward, &mut self.reverse, &self.layout)
+        self.written.mark_range(logicals.start, logicals.end);
+        (&mut self.forward[logicals], &mut self.reverse, &self.layout)
     }
 
     /// Takes a streamed fill's row without writing it, if the table holds nothing but earlier rows
@@ -171,6 +181,8 @@ impl Mapping {
             return;
         }
         let layout = std::mem::take(&mut self.layout);
+        let range = layout.logical_range();
+        self.written.mark_range(range.start as usize, range.end as usize);
         for logical in layout.logical_range() {
             let entry = &mut self.forward[logical as usize];
             *entry = encode(*entry ^ layout.physical(logical));
@@ -189,6 +201,7 @@ impl Mapping {
     /// ([`encode`]d; the mapping is left empty).
     pub fn take_arrays(&mut self) -> (LargeArray, Reverse) {
         self.materialise();
+        self.written = Written::default();
         (std::mem::take(&mut self.forward), std::mem::take(&mut self.reverse))
     }
 
@@ -205,6 +218,7 @@ impl Mapping {
         Mapping {
             #[cfg(feature = "verify")]
             versions: Versions::of_maps(&forward, reverse.len()),
+            written: Written::new(forward.len(), true),
             forward,
             reverse,
             layout: FillLayout::default(),
@@ -216,6 +230,7 @@ impl Mapping {
         Mapping {
             // Zeroed memory, untouched: every entry `encode(NONE)`.
             forward: LargeArray::filled(logical_units as usize, encode(NONE)),
+            written: Written::new(logical_units as usize, false),
             reverse: Reverse::Memory(LargeArray::filled_on(
                 physical_units as usize,
                 encode(NONE),
@@ -257,7 +272,38 @@ impl Mapping {
     /// Physical unit holding `logical`, or [`NONE`]. (Inlined everywhere: every host read's lookup.)
     #[inline(always)]
     pub fn physical(&self, logical: u32) -> u32 {
-        self.forward[logical as usize] ^ self.layout.physical(logical)
+        let stored = if self.written.holds(logical) {
+            self.forward[logical as usize]
+        } else {
+            0
+        };
+        stored ^ self.layout.physical(logical)
+    }
+
+    /// [`Self::physical`], and whether `logical` is still where a fill's row put it with nothing
+    /// in its chunk written since: its page is then programmed without a look at its block (the
+    /// fill programmed the block whole, and no block is erased while a row maps into it: GC moves
+    /// the units first, a trim unmaps them, and either marks their chunk written).
+    #[inline(always)]
+    pub fn lookup(&self, logical: u32) -> (u32, bool) {
+        let mask = self.layout.physical(logical);
+        if self.written.holds(logical) {
+            (self.forward[logical as usize] ^ mask, false)
+        } else {
+            (mask, mask != NONE)
+        }
+    }
+
+    /// Checks `written.rs`'s invariant: every entry of a chunk not marked written is zero.
+    pub fn check_written(&self) -> Result<(), String> {
+        match (0..self.forward.len() as u32)
+            .find(|&logical| !self.written.holds(logical) && self.forward[logical as usize] != 0)
+        {
+            Some(logical) => Err(format!(
+                "logical {logical}'s forward entry was written, its chunk not marked"
+            )),
+            None => Ok(()),
+        }
     }
 
     /// Logical unit whose valid data is at `physical`, or [`NONE`] when the unit holds no valid
@@ -283,6 +329,7 @@ impl Mapping {
     #[inline]
     pub fn remap(&mut self, logical: u32, physical: u32) -> u32 {
         self.changes += 1;
+        self.written.mark(logical);
         let mask = self.layout.physical(logical);
         let old = std::mem::replace(&mut self.forward[logical as usize], physical ^ mask) ^ mask;
         self.reverse.set(physical, logical ^ self.layout.logical(physical));
@@ -295,6 +342,7 @@ impl Mapping {
         debug_assert_eq!(self.physical(logical), NONE);
         debug_assert_eq!(self.logical(physical), NONE);
         self.changes += 1;
+        self.written.mark(logical);
         self.forward[logical as usize] = physical ^ self.layout.physical(logical);
         self.reverse.set(physical, logical ^ self.layout.logical(physical));
         #[cfg(feature = "verify")]
@@ -305,6 +353,7 @@ impl Mapping {
     #[inline]
     pub fn unmap(&mut self, logical: u32) -> u32 {
         self.changes += 1;
+        self.written.mark(logical);
         let mask = self.layout.physical(logical);
         let old = std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask;
         #[cfg(feature = "verify")]
@@ -317,6 +366,7 @@ impl Mapping {
     #[cfg(feature = "verify")]
     pub fn forget(&mut self, logical: u32) -> u32 {
         self.changes += 1;
+        self.written.mark(logical);
         let mask = self.layout.physical(logical);
         std::mem::replace(&mut self.forward[logical as usize], NONE ^ mask) ^ mask
     }
@@ -346,7 +396,7 @@ impl Mapping {
 
     /// Bytes of simulator state held by the two maps (the reverse map's wherever it lives).
     pub fn state_bytes(&self) -> usize {
-        (self.forward.len() + self.reverse.len()) * std::mem::size_of::<u32>()
+        (self.forward.len() + self.reverse.len()) * std::mem::size_of::<u32>() + self.written.bytes()
     }
 }
 

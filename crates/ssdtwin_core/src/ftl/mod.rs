@@ -47,6 +47,7 @@ pub mod types;
 #[cfg(feature = "verify")]
 pub mod versions;
 pub mod wear;
+mod written;
 pub mod zoned;
 
 use std::collections::VecDeque;
