@@ -29,6 +29,13 @@ impl<T: Copy> Slab<T> {
         }
     }
 
+    /// A freed slot to reuse, if any: the caller writes the item's fields into it in place (a
+    /// large item written whole is copied from the stack).
+    #[inline]
+    pub fn reuse(&mut self) -> Option<u32> {
+        self.free.pop()
+    }
+
     pub fn remove(&mut self, id: u32) -> T {
         self.free.push(id);
         self.items[id as usize]
