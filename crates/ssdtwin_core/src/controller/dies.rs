@@ -24,21 +24,6 @@ use crate::reliability::retry::ReadCost;
 impl Controller {
     pub(super) fn new_op(&mut self, kind: OpKind, now: Time) -> u32 {
         self.op_sequence += 1;
-        // A host read (most operations) is written into a free slot field by field: the whole
-        // kind (136 bytes, for a program's page list) would be copied by a call of memcpy, which
-        // the compiler also makes of a read rebuilt from its field unless the field is opaque.
-        if let OpKind::HostRead { transaction } = kind {
-            if let Some(id) = self.ops.reuse() {
-                let slot = &mut self.ops[id];
-                slot.kind = OpKind::HostRead {
-                    transaction: std::hint::black_box(transaction),
-                };
-                slot.sequence = self.op_sequence;
-                slot.queued_at = now;
-                slot.cost = ReadCost::default();
-                return id;
-            }
-        }
         self.ops.insert(super::ops::FlashOp {
             kind,
             sequence: self.op_sequence,
@@ -47,10 +32,32 @@ impl Controller {
         })
     }
 
+    /// [`Self::new_op`] of a host read (most operations), written into a free slot field by field:
+    /// the whole kind (136 bytes, for a program's page list) would be copied by a call of memcpy,
+    /// which the compiler also makes of a read rebuilt from its field unless the field is opaque.
+    #[inline]
+    fn new_host_read(&mut self, transaction: u32, now: Time) -> u32 {
+        let Some(id) = self.ops.reuse() else {
+            return self.new_op(OpKind::HostRead { transaction }, now);
+        };
+        self.op_sequence += 1;
+        let slot = &mut self.ops[id];
+        slot.kind = OpKind::HostRead {
+            transaction: std::hint::black_box(transaction),
+        };
+        slot.sequence = self.op_sequence;
+        slot.queued_at = now;
+        slot.cost = ReadCost::default();
+        id
+    }
+
     /// Queues an operation in the die's target command queue (`takes_slot`: it counts against the
     /// queue's depth); a host read there may suspend a program or erase.
     pub(super) fn enqueue_op<O: Observer>(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context<O>) {
-        let op = self.new_op(kind, cx.now);
+        let op = match kind {
+            OpKind::HostRead { transaction } => self.new_host_read(transaction, cx.now),
+            _ => self.new_op(kind, cx.now),
+        };
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
         if let OpKind::HostRead { transaction } = kind {
@@ -181,12 +188,13 @@ impl Controller {
                     }
                     index += 1;
                 }
-                state.page_type = self.geometry.page_type(self.geometry.page_of_unit(physical)) as u8;
+                let (_, page_type) = self.page_types.div_rem(self.geometry.page_of_unit(physical));
+                state.page_type = page_type as u8;
                 self.tally.reads += 1;
                 Need::Command
             }
             OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
-                state.page_type = self.geometry.page_type(page) as u8;
+                state.page_type = self.page_types.div_rem(page).1 as u8;
                 self.tally.gc_reads += 1;
                 Need::Command
             }
