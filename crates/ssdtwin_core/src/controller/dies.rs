@@ -32,22 +32,25 @@ impl Controller {
         })
     }
 
-    /// [`Self::new_op`] of a host read (most operations), written into a free slot field by field:
-    /// the whole kind (136 bytes, for a program's page list) would be copied by a call of memcpy,
-    /// which the compiler also makes of a read rebuilt from its field unless the field is opaque.
+    /// [`Self::new_op`] of a host read (most operations), built in a free slot: passed through
+    /// `new_op`, the whole kind (136 bytes, for a program's page list) is copied by a call of
+    /// memcpy, which the compiler also makes of a read rebuilt from its field unless the field is
+    /// opaque (`black_box`).
     #[inline]
     fn new_host_read(&mut self, transaction: u32, now: Time) -> u32 {
         let Some(id) = self.ops.reuse() else {
             return self.new_op(OpKind::HostRead { transaction }, now);
         };
         self.op_sequence += 1;
-        let slot = &mut self.ops[id];
-        slot.kind = OpKind::HostRead {
-            transaction: std::hint::black_box(transaction),
+        // Written whole (no field can be left stale), from parts the compiler stores one by one.
+        self.ops[id] = super::ops::FlashOp {
+            kind: OpKind::HostRead {
+                transaction: std::hint::black_box(transaction),
+            },
+            sequence: self.op_sequence,
+            queued_at: now,
+            cost: ReadCost::default(),
         };
-        slot.sequence = self.op_sequence;
-        slot.queued_at = now;
-        slot.cost = ReadCost::default();
         id
     }
 
