@@ -29,6 +29,13 @@ impl<T: Copy> Slab<T> {
         }
     }
 
+    /// A freed slot to reuse, if any: the caller writes the item's fields into it in place (a
+    /// large item written whole is copied from the stack).
+    #[inline]
+    pub fn reuse(&mut self) -> Option<u32> {
+        self.free.pop()
+    }
+
     pub fn remove(&mut self, id: u32) -> T {
         self.free.push(id);
         self.items[id as usize]
@@ -44,5 +51,26 @@ impl<T> std::ops::Index<u32> for Slab<T> {
 impl<T> std::ops::IndexMut<u32> for Slab<T> {
     fn index_mut(&mut self, id: u32) -> &mut T {
         &mut self.items[id as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reuse_hands_back_freed_slots_last_freed_first_and_none_when_all_are_live() {
+        let mut slab = Slab::default();
+        let ids: Vec<u32> = (10..14).map(|item| slab.insert(item)).collect();
+        assert_eq!(ids, [0, 1, 2, 3]);
+        assert_eq!(slab.reuse(), None, "no slot freed yet");
+        assert_eq!(slab.remove(1), 11);
+        assert_eq!(slab.remove(3), 13);
+        assert_eq!(slab.reuse(), Some(3));
+        slab[3] = 30;
+        assert_eq!(slab.insert(40), 1, "the other freed slot");
+        assert_eq!(slab.reuse(), None);
+        assert_eq!(slab.insert(50), 4, "a new slot once none is free");
+        assert_eq!(slab.items, [10, 40, 12, 30, 50]);
     }
 }

@@ -76,7 +76,7 @@ impl Controller {
             ) => {
                 let transfer = self.program_transfer(units);
                 let loaded = self.occupy(die, now, transfer);
-                let mut page_type = self.geometry.page_type(pages[0].1);
+                let mut page_type = self.page_types.div_rem(pages[0].1).1 as usize;
                 if self.slc.is_some() && stream == Stream::User {
                     // The SLC cache: a host program with room runs in SLC mode (`slc/fold.rs`).
                     let first = die * self.geometry.planes_per_die;

@@ -32,10 +32,35 @@ impl Controller {
         })
     }
 
+    /// [`Self::new_op`] of a host read (most operations), built in a free slot: passed through
+    /// `new_op`, the whole kind (136 bytes, for a program's page list) is copied by a call of
+    /// memcpy, which the compiler also makes of a read rebuilt from its field unless the field is
+    /// opaque (`black_box`).
+    #[inline]
+    fn new_host_read(&mut self, transaction: u32, now: Time) -> u32 {
+        let Some(id) = self.ops.reuse() else {
+            return self.new_op(OpKind::HostRead { transaction }, now);
+        };
+        self.op_sequence += 1;
+        // Written whole (no field can be left stale), from parts the compiler stores one by one.
+        self.ops[id] = super::ops::FlashOp {
+            kind: OpKind::HostRead {
+                transaction: std::hint::black_box(transaction),
+            },
+            sequence: self.op_sequence,
+            queued_at: now,
+            cost: ReadCost::default(),
+        };
+        id
+    }
+
     /// Queues an operation in the die's target command queue (`takes_slot`: it counts against the
     /// queue's depth); a host read there may suspend a program or erase.
     pub(super) fn enqueue_op<O: Observer>(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context<O>) {
-        let op = self.new_op(kind, cx.now);
+        let op = match kind {
+            OpKind::HostRead { transaction } => self.new_host_read(transaction, cx.now),
+            _ => self.new_op(kind, cx.now),
+        };
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
         if let OpKind::HostRead { transaction } = kind {
@@ -166,12 +191,13 @@ impl Controller {
                     }
                     index += 1;
                 }
-                state.page_type = self.geometry.page_type(self.geometry.page_of_unit(physical)) as u8;
+                let (_, page_type) = self.page_types.div_rem(self.geometry.page_of_unit(physical));
+                state.page_type = page_type as u8;
                 self.tally.reads += 1;
                 Need::Command
             }
             OpKind::GcRead { page, .. } | OpKind::CopyRead { page, .. } => {
-                state.page_type = self.geometry.page_type(page) as u8;
+                state.page_type = self.page_types.div_rem(page).1 as u8;
                 self.tally.gc_reads += 1;
                 Need::Command
             }

@@ -51,6 +51,7 @@ pub mod zoned;
 
 use std::collections::{HashSet, VecDeque};
 
+use crate::base::arith::Divisor;
 use crate::base::error::ConfigError;
 use crate::base::rng::Rng;
 use crate::base::slab::Slab;
@@ -73,6 +74,9 @@ pub struct Controller {
     /// Bus time of a read's data out by mapping units, up to a die's planes of pages (`bus.rs`):
     /// `Timing::read_transfer` computed once, not for every transfer.
     read_transfers: Vec<Duration>,
+    /// Page types per word line (`Geometry::page_type`) as a divisor: a read's page type without
+    /// a hardware division (3 for TLC), on the path of every read (`dies.rs` `start_op`).
+    page_types: Divisor,
     pub ftl: Ftl,
     pub channels: Vec<Channel>,
     /// The controller's channel delay (`flash.channel_switch_time`) and its count.
@@ -228,6 +232,7 @@ impl Controller {
             prefetching: HashSet::new(),
             zoned: None,
             geometry,
+            page_types: Divisor::new(geometry.page_types),
             read_transfers: (0..=geometry.units_per_page * geometry.planes_per_die)
                 .map(|units| timing.read_transfer(units))
                 .collect(),
