@@ -3,10 +3,10 @@
 //! copied into the plane's GC page, and the victim erased once copied.
 
 use super::ops::Relocation;
-use super::ops::{OpKind, PageMask, PlaneGc, GC_MASKS, MAX_PLANES};
+use super::ops::{OpKind, PlaneGc, MAX_PLANES};
 use super::pacing::GcPacing;
 use super::Controller;
-use crate::ftl::mapping::{MASK_UNITS, NONE};
+use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer};
 
@@ -67,7 +67,11 @@ impl Controller {
     /// Copies the valid data of the claimed `victim` of `plane` out and erases it; `reclaim`: to
     /// free space (paced), not a relocation.
     pub(super) fn collect<O: Observer>(&mut self, plane: u32, victim: u32, reclaim: bool, cx: &mut Context<O>) {
-        self.gc[plane as usize] = PlaneGc::new(victim);
+        self.gc[plane as usize] = PlaneGc {
+            victim,
+            next_page: 0,
+            reads_in_flight: 0,
+        };
         let valid = self.ftl.blocks.valid[victim as usize];
         self.pacing
             .claimed(plane, valid, self.geometry.units_per_block(), reclaim);
@@ -119,20 +123,9 @@ impl Controller {
             let page = gc.next_page;
             self.gc[plane as usize].next_page += 1;
             let first = self.geometry.unit_address(gc.victim, page, 0);
-            let units = if units_per_page <= MASK_UNITS {
-                let valid = self.ftl.mapping.valid_mask(first, units_per_page);
-                if page + 1 < self.geometry.pages_per_block {
-                    // The next page's forward entries, while this page's are in flight.
-                    self.ftl.mapping.touch_units(first + units_per_page, units_per_page);
-                }
-                let stamp = self.ftl.blocks.valid[gc.victim as usize] + gc.copied;
-                self.gc[plane as usize].masks[page as usize % GC_MASKS] = PageMask { page, stamp, valid };
-                valid.count_ones()
-            } else {
-                (first..first + units_per_page)
-                    .filter(|&unit| self.ftl.mapping.logical(unit) != NONE)
-                    .count() as u32
-            };
+            let units = (first..first + units_per_page)
+                .filter(|&unit| self.ftl.mapping.logical(unit) != NONE)
+                .count() as u32;
             if units > 0 {
                 self.gc[plane as usize].reads_in_flight += 1;
                 self.pacing.spend(plane, units);
@@ -152,17 +145,11 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         let die = self.geometry.die_of_block(block);
         let first = self.geometry.unit_address(block, page, 0);
-        let valid = self.valid_at_read_done(plane, block, page);
-        for (bit, unit) in (first..first + self.geometry.units_per_page).enumerate() {
-            let logical = match valid {
-                Some(mask) if mask >> bit & 1 == 0 => continue,
-                Some(_) => self.ftl.mapping.reverse_entry(unit),
-                None => self.ftl.mapping.logical(unit),
-            };
+        for unit in first..first + self.geometry.units_per_page {
+            let logical = self.ftl.mapping.logical(unit);
             if logical == NONE {
                 continue;
             }
-            self.gc[plane as usize].copied += 1;
             let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
             if let Some(target) = full_page {
                 let mut pages = [(0, 0); MAX_PLANES];
@@ -180,18 +167,6 @@ impl Controller {
         self.pacing.read_done(plane, units);
         self.note_gc_change(plane, false);
         self.issue_gc_reads(plane, cx);
-    }
-
-    /// The valid units of victim `page` of `block` as its read's issue found them, if that still
-    /// holds: every unit that leaves a victim lowers its valid count (an overwrite, a trim, a GC
-    /// copy; no unit moves into a victim), so while the count plus the units GC copied out is what
-    /// it was at the issue, only GC's own copies (of other units) happened since. `None`: look
-    /// again (the mask was not kept, or another page's read took its place).
-    fn valid_at_read_done(&self, plane: u32, block: u32, page: u32) -> Option<u64> {
-        let gc = &self.gc[plane as usize];
-        let entry = gc.masks[page as usize % GC_MASKS];
-        let now = self.ftl.blocks.valid[block as usize] + gc.copied;
-        (gc.victim == block && entry.page == page && entry.stamp == now).then_some(entry.valid)
     }
 
     pub(super) fn on_erase_done<O: Observer>(&mut self, block: u32, cx: &mut Context<O>) {

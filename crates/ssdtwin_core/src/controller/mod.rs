@@ -177,7 +177,11 @@ impl Controller {
                 format!("at most {MAX_PLANES}"),
             ));
         }
-        let gc_idle = PlaneGc::new(NONE);
+        let gc_idle = PlaneGc {
+            victim: NONE,
+            next_page: 0,
+            reads_in_flight: 0,
+        };
         Ok(Controller {
             channels: vec![Channel::new(flash.way_switch_time); geometry.channels as usize],
             channel_change: ChannelChange::new(flash.channel_switch_time),

@@ -315,47 +315,6 @@ pub struct PlaneGc {
     /// Next victim page to read.
     pub next_page: u32,
     pub reads_in_flight: u32,
-    /// Units copied out of the victim so far: with its valid count, a sum only an invalidation
-    /// by anything else (a host write, a trim) lowers.
-    pub copied: u32,
-    /// The valid units of the victim's last pages read, by page modulo [`GC_MASKS`]: what the
-    /// read's completion copies if nothing else invalidated a unit of the victim since (`gc.rs`).
-    pub masks: [PageMask; GC_MASKS],
-}
-
-impl PlaneGc {
-    /// A plane collecting `victim` (`ftl::mapping::NONE`: none), nothing read yet.
-    pub fn new(victim: u32) -> PlaneGc {
-        PlaneGc {
-            victim,
-            next_page: 0,
-            reads_in_flight: 0,
-            copied: 0,
-            masks: [PageMask::NONE; GC_MASKS],
-        }
-    }
-}
-
-/// Victim pages whose valid units a plane remembers from their read's issue ([`PlaneGc::masks`]).
-pub const GC_MASKS: usize = 8;
-
-/// The valid units of one victim page when its read was issued.
-#[derive(Clone, Copy, Debug)]
-pub struct PageMask {
-    /// The page (`ftl::mapping::NONE`: no entry).
-    pub page: u32,
-    /// The victim's valid count plus [`PlaneGc::copied`] then.
-    pub stamp: u32,
-    /// Bit `i`: unit `i` of the page held valid data.
-    pub valid: u64,
-}
-
-impl PageMask {
-    pub const NONE: PageMask = PageMask {
-        page: u32::MAX,
-        stamp: 0,
-        valid: 0,
-    };
 }
 
 /// GC page reads in flight per plane: copying proceeds page by page, never flooding a die.

@@ -29,9 +29,6 @@
 
 use std::path::Path;
 
-mod batch;
-pub use batch::MASK_UNITS;
-
 use super::fill_layout::{FillLayout, RowShape};
 use super::reverse::{Reverse, ReverseFile};
 #[cfg(feature = "verify")]
