@@ -174,7 +174,8 @@ impl Controller {
             }
             let command = self.transactions[transaction].command;
             self.write_held_by_gc = false;
-            let admitted = if self.commands[command].is_read {
+            let is_read = self.commands[command].is_read;
+            let admitted = if is_read {
                 self.admit_read(transaction, cx)
             } else {
                 self.admit_write(transaction, cx)
@@ -185,10 +186,11 @@ impl Controller {
             }
             self.host_queue.pop_front();
             self.head_blocked = false;
-            if touched == 0 {
-                touched = self.touch_queued();
-            } else {
+            if touched > 0 {
                 touched -= 1;
+            } else if !is_read {
+                // Behind a write (reads after a fill mostly look up rows never written: no load).
+                touched = self.touch_queued();
             }
         }
     }
