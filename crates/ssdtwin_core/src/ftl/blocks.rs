@@ -98,6 +98,19 @@ pub struct BlockTable {
     pub erased: u64,
 }
 
+/// Serializes `table` with its bucket lists, restored first if deferred (a snapshot's form, which
+/// the stamps are not part of).
+pub fn serialize_restored<S: serde::Serializer>(table: &BlockTable, serializer: S) -> Result<S::Ok, S::Error> {
+    use serde::Serialize;
+    if table.deferred() {
+        let mut restored = table.clone();
+        restored.restore_buckets();
+        restored.serialize(serializer)
+    } else {
+        table.serialize(serializer)
+    }
+}
+
 impl BlockTable {
     pub fn new(planes: u32, blocks_per_plane: u32, units_per_block: u32) -> BlockTable {
         let blocks = (planes * blocks_per_plane) as usize;
@@ -120,6 +133,12 @@ impl BlockTable {
             floors: Floors::default(),
             erased: 0,
         }
+    }
+
+    /// Whether the bucket lists are deferred ([`Self::defer_buckets`]).
+    #[cfg(test)]
+    pub fn is_deferred(&self) -> bool {
+        self.deferred()
     }
 
     /// Whether the bucket lists are deferred ([`Self::defer_buckets`]).

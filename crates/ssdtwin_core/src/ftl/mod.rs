@@ -80,6 +80,7 @@ pub struct Ftl {
     pub geometry: Geometry,
     #[serde(skip)]
     pub mapping: Mapping,
+    #[serde(serialize_with = "blocks::serialize_restored")]
     pub blocks: BlockTable,
     free: Vec<VecDeque<u32>>,
     /// Per plane, at most the fewest erases of a free block (`wear/dynamic.rs`); zeros after a load.
