@@ -8,11 +8,11 @@ use super::Controller;
 use crate::base::arith::rem;
 use crate::base::event::Event;
 use crate::ftl::mapping::NONE;
+use crate::ftl::Stream;
+use crate::observe::{Context, Observer, StateChange};
 
 /// Queued host transactions whose table entries admission loads ahead in one batch.
 const QUEUE_LOOKAHEAD: usize = 8;
-use crate::ftl::Stream;
-use crate::observe::{Context, Observer, StateChange};
 
 impl Controller {
     /// A command crossed the host interface: its transactions join the host queue or, with several
