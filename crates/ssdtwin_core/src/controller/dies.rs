@@ -61,6 +61,12 @@ impl Controller {
             OpKind::HostRead { transaction } => self.new_host_read(transaction, cx.now),
             _ => self.new_op(kind, cx.now),
         };
+        // FIFO orders a die's host and internal operations by this number (a slot reused with a
+        // stale one would put a host read ahead of older GC work; no report showed it).
+        debug_assert_eq!(
+            self.ops[op].sequence, self.op_sequence,
+            "a new operation carries the newest sequence"
+        );
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
         if let OpKind::HostRead { transaction } = kind {
