@@ -136,14 +136,8 @@ impl BlockTable {
     }
 
     /// Whether the bucket lists are deferred ([`Self::defer_buckets`]).
-    #[cfg(test)]
-    pub fn is_deferred(&self) -> bool {
-        self.deferred()
-    }
-
-    /// Whether the bucket lists are deferred ([`Self::defer_buckets`]).
     #[inline]
-    fn deferred(&self) -> bool {
+    pub(super) fn deferred(&self) -> bool {
         !self.stamps.is_empty()
     }
 

@@ -272,12 +272,7 @@ impl Mapping {
     /// Physical unit holding `logical`, or [`NONE`]. (Inlined everywhere: every host read's lookup.)
     #[inline(always)]
     pub fn physical(&self, logical: u32) -> u32 {
-        let stored = if self.written.holds(logical) {
-            self.forward[logical as usize]
-        } else {
-            0
-        };
-        stored ^ self.layout.physical(logical)
+        self.lookup(logical).0
     }
 
     /// [`Self::physical`], and whether `logical` is still where a fill's row put it with nothing

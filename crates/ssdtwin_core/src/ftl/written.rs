@@ -42,17 +42,21 @@ impl Written {
     /// Entry `index` is about to be written.
     #[inline(always)]
     pub fn mark(&mut self, index: u32) {
-        let chunk = index >> CHUNK_SHIFT;
-        self.bits[(chunk >> 6) as usize] |= 1 << (chunk & 63);
+        self.mark_chunk((index >> CHUNK_SHIFT) as usize);
     }
 
     /// Entries `start..end` are about to be written.
     pub fn mark_range(&mut self, start: usize, end: usize) {
         if start < end {
             for chunk in start >> CHUNK_SHIFT..=(end - 1) >> CHUNK_SHIFT {
-                self.bits[chunk >> 6] |= 1 << (chunk & 63);
+                self.mark_chunk(chunk);
             }
         }
+    }
+
+    #[inline(always)]
+    fn mark_chunk(&mut self, chunk: usize) {
+        self.bits[chunk >> 6] |= 1 << (chunk & 63);
     }
 
     /// Any entry may be written.
