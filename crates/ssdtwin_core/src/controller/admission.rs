@@ -195,9 +195,9 @@ impl Controller {
         }
     }
 
-    /// The host queue moves: loads the forward entries of its next transactions (and the states
-    /// of the blocks they point into) in one batch, so that their misses overlap rather than
-    /// come one per admission. Returns how many it covered.
+    /// The host queue moves: loads the forward entries of its next transactions (and what the
+    /// blocks they point into will be read and written for: `BlockTable::touch`) in one batch, so
+    /// that their misses overlap rather than come one per admission. Returns how many it covered.
     #[inline]
     fn touch_queued(&self) -> usize {
         let count = self.host_queue.len().min(QUEUE_LOOKAHEAD);
@@ -205,10 +205,10 @@ impl Controller {
         for (physical, &transaction) in physicals.iter_mut().zip(self.host_queue.iter()) {
             *physical = self.ftl.mapping.physical(self.transactions[transaction].logical);
         }
-        let mut touched = 0u8;
+        let mut touched = 0u32;
         for &physical in &physicals[..count] {
             if physical != NONE {
-                touched ^= self.ftl.blocks.state[self.geometry.block_of_unit(physical) as usize] as u8;
+                touched ^= self.ftl.blocks.touch(self.geometry.block_of_unit(physical));
             }
         }
         std::hint::black_box(touched);

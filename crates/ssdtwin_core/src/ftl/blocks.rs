@@ -278,6 +278,17 @@ impl BlockTable {
         self.valid[block as usize] += 1;
     }
 
+    /// Reads what admission and an invalidation of `block` read or write (its state, valid count
+    /// and, while deferred, stamp) and folds them into a value to keep: admission's look-ahead
+    /// (`touch_queued`) loads them for the next queued writes in one batch, so that the cache
+    /// misses of their old blocks overlap instead of coming one per write.
+    #[inline(always)]
+    pub fn touch(&self, block: u32) -> u32 {
+        let index = block as usize;
+        let stamp = self.stamps.get(index).copied().unwrap_or(0);
+        self.state[index] as u32 ^ self.valid[index] ^ stamp
+    }
+
     /// One valid unit of `block` became stale. Inlined always: `steady` calls it once per
     /// overwrite, hundreds of millions of times, and a call costs as much as the work.
     #[inline(always)]
