@@ -128,7 +128,12 @@ impl Reliability {
 
     /// Retention time of `block` on `die` at `now` [s at 25 °C].
     pub fn retention_s(&self, block: u32, die: u32, now: Time) -> f64 {
-        let package = self.die_package[die as usize] as usize;
+        self.retention_in(block, self.die_package[die as usize] as usize, now)
+    }
+
+    /// `retention_s` of `block` in NAND package `package`.
+    #[inline]
+    fn retention_in(&self, block: u32, package: usize, now: Time) -> f64 {
         (self.clocks.now(package, now) - self.program_clock[block as usize]).max(0.0)
     }
 
@@ -152,30 +157,35 @@ impl Reliability {
 
     /// RBER of a page of type `page_type` in `block` on `die` with `pe` P/E cycles at `now`.
     pub fn rber(&self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> f64 {
-        self.rber_with(block, die, pe, page_type, now, self.disturb_at(pe))
+        let package = self.die_package[die as usize] as usize;
+        let disturb = self.disturb_at(pe) * f64::from(self.reads[block as usize]);
+        self.rber_with(block, package, pe, page_type, now, disturb)
     }
 
-    /// `rber` given read disturb's coefficient at `pe` (`disturb_at`).
+    /// `rber` of `block` in NAND package `package`, given its read-disturb term.
     #[inline]
-    fn rber_with(&self, block: u32, die: u32, pe: u32, page_type: u8, now: Time, disturb_at: f64) -> f64 {
+    fn rber_with(&self, block: u32, package: usize, pe: u32, page_type: u8, now: Time, disturb: f64) -> f64 {
         let factor = self.page_factor.get(page_type as usize).copied().unwrap_or(1.0);
-        let retention = self.model.rber(f64::from(pe), self.retention_s(block, die, now)) * factor;
-        let disturb = disturb_at * f64::from(self.reads[block as usize]);
+        let retention = self.model.rber(f64::from(pe), self.retention_in(block, package, now)) * factor;
         (retention + disturb).min(0.5)
     }
 
     /// A flash read of `block`: its RBER, counted, and what it costs; `true` when the block
-    /// should now be reclaimed (once per erase).
+    /// should now be reclaimed (once per erase). The block's package and reads are looked up
+    /// once (its reads as of before this one set the disturb term).
     pub fn read(&mut self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> (ReadCost, bool) {
-        let disturb_at = self.disturb_term(pe);
-        let rber = self.rber_with(block, die, pe, page_type, now, disturb_at);
         let index = block as usize;
-        self.reads[index] = self.reads[index].saturating_add(1);
+        let package = self.die_package[die as usize] as usize;
+        let reads = self.reads[index];
+        let disturb = self.disturb_term(pe) * f64::from(reads);
+        let rber = self.rber_with(block, package, pe, page_type, now, disturb);
+        let reads = reads.saturating_add(1);
+        self.reads[index] = reads;
         let cost = self.ladder.cost(rber, &self.ecc);
         self.tally.count(rber, cost);
-        let package = &mut self.per_package[self.die_package[die as usize] as usize];
-        package.0 += rber;
-        package.1 += 1;
+        let sums = &mut self.per_package[package];
+        sums.0 += rber;
+        sums.1 += 1;
         if self.sample_interval != Duration::ZERO {
             let interval = (now.as_nanos() / self.sample_interval.as_nanos()) as usize;
             if self.series.len() <= interval {
@@ -186,7 +196,7 @@ impl Reliability {
         }
         let reclaim = self.reclaim == ReadReclaim::Threshold
             && !self.flagged[index]
-            && (rber >= self.reclaim_rber || self.reads[index] >= self.reclaim_reads);
+            && (rber >= self.reclaim_rber || reads >= self.reclaim_reads);
         if reclaim {
             self.flagged[index] = true;
         }
