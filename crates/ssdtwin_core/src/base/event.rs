@@ -126,6 +126,9 @@ const _: () = assert!(
 /// read's data out ends a transfer time after its grant, the same for every read of one size; a
 /// read is sensed t_R after its command, one of a few values (one per page type, one lane each);
 /// a program ends t_PROG after its data in. Each kind is scheduled in time order nearly always.
+/// A read served from DRAM, or (reliability on) decoded after its data out, ends a fixed time
+/// after it is scheduled (the DRAM read, or one hard decode without retries): it shares the
+/// program lane, as the runs that read much (a read workload, reliability on) program little.
 #[inline(always)]
 fn lanes_of(event: Event) -> (usize, usize) {
     match event {
@@ -133,7 +136,7 @@ fn lanes_of(event: Event) -> (usize, usize) {
         Event::CommandCompleted { .. } => (1, 2),
         Event::DieDone { .. } => (2, 3),
         Event::ReadSensed { .. } => (3, 6),
-        Event::ArrayDone { .. } => (6, 7),
+        Event::ArrayDone { .. } | Event::BufferReadDone { .. } => (6, 7),
         _ => (0, 0),
     }
 }
@@ -325,12 +328,13 @@ mod tests {
         let mut now = 0;
         for id in 0..20_000_u32 {
             let time = now + draw(40);
-            let event = match draw(6) {
+            let event = match draw(7) {
                 0 => Event::CommandArrived { command: id },
                 1 => Event::CommandCompleted { command: id },
                 2 => Event::DieDone { die: id },
                 3 => Event::ReadSensed { die: id },
                 4 => Event::ArrayDone { die: id, generation: 0 },
+                5 => Event::BufferReadDone { transaction: id },
                 _ => Event::ChannelFree { channel: id },
             };
             queue.schedule(Time::from_nanos(time), event);

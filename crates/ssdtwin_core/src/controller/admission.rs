@@ -128,10 +128,64 @@ impl Controller {
         }
     }
 
-    /// A read served from controller DRAM finished.
+    /// A read served from controller DRAM, or decoded after its data out (reliability on,
+    /// `decode_read`), finished. Its frame-buffer slot is free, which matters to admission only
+    /// when the buffer was what held the queue: when the head is a read still waiting for its
+    /// full die queue, admission is skipped, as it would change nothing (`head_waits_for_its_die`;
+    /// debug builds admit all the same and check that it did nothing).
     pub fn on_buffer_read_done<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         self.finish_read_transaction(transaction, cx);
+        if self.head_waits_for_its_die() {
+            #[cfg(debug_assertions)]
+            self.admit_changes_nothing(cx);
+            return;
+        }
         self.admit(cx);
+    }
+
+    /// Whether admission would end where it ends now: the host queue's head is the read last
+    /// blocked there (`admit_read`) and nothing its outcome depends on has moved (room in the
+    /// frame buffer, no mapping change and no erase since, so the same unit on the same die,
+    /// whose queue is still full), the Head-of-Line event is already counted, and nothing else
+    /// waits (read-ahead; the arbiter only fetches into an empty queue). With reliability on each
+    /// host read completes in an event of its own, mostly while the head waits for its die: the
+    /// test is what `admit_read`'s fast path decides, without the calls on the way to it.
+    #[inline]
+    fn head_waits_for_its_die(&self) -> bool {
+        let blocked = self.blocked_read;
+        self.host_queue.front() == Some(&blocked.transaction)
+            && self.head_blocked
+            && !self.write_held_by_gc
+            && self.frame_used < self.frame_buffer
+            && self.read_cache.is_none()
+            && self.dram.is_none()
+            && self.read_ahead.is_empty()
+            && blocked.changes == self.ftl.mapping.changes()
+            && blocked.erases == self.ftl.blocks.erased
+            && self.commands[self.transactions[blocked.transaction].command].is_read
+            && self.dies[blocked.die as usize].host_slots >= self.die_queue_depth
+    }
+
+    /// Debug builds: the admission `head_waits_for_its_die` skips leaves the queue as it was.
+    #[cfg(debug_assertions)]
+    fn admit_changes_nothing<O: Observer>(&mut self, cx: &mut Context<O>) {
+        let before = (
+            self.host_queue.len(),
+            self.frame_used,
+            self.tally.hol_events,
+            self.blocked_read,
+        );
+        self.admit(cx);
+        let after = (
+            self.host_queue.len(),
+            self.frame_used,
+            self.tally.hol_events,
+            self.blocked_read,
+        );
+        debug_assert_eq!(
+            before, after,
+            "admission skipped at a read's completion would have moved"
+        );
     }
 
     /// Moves transactions from the head of the host queue into the frame buffer and die queues

@@ -80,7 +80,7 @@ pub struct Transaction {
 /// The read at the head of the host queue that last found its die's queue full (`admission.rs`):
 /// its unit, the unit's die and the block table's erases then (`BlockTable::erased`, every kind:
 /// GC, zone resets). `transaction` is `NONE` when none.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockedRead {
     pub transaction: u32,
     pub physical: u32,

@@ -26,12 +26,20 @@ use retry::{Ladder, ReadCost};
 
 use crate::base::time::{Duration, Time};
 
+/// Slots of `Reliability`'s read-disturb memo: a power of two, so the slot is the P/E count's
+/// low bits; enough that a run's counts rarely share one.
+const DISTURB_SLOTS: usize = 256;
+
 /// The reliability model of a run.
 #[derive(Clone, Debug)]
 pub struct Reliability {
     model: RberModel,
     disturb: f64,
     disturb_exponent: f64,
+    /// `disturb_term`'s memo: per slot (`pe % DISTURB_SLOTS`), the P/E count it holds and that
+    /// count's `disturb · (1 + pe/1000)^exponent`. The power is most of the model's arithmetic
+    /// per read, yet depends on the P/E count alone, which takes few values in a run.
+    disturb_memo: Vec<(u32, f64)>,
     page_factor: Vec<f64>,
     pub ecc: Ecc,
     ladder: Ladder,
@@ -71,10 +79,11 @@ impl Reliability {
         let arrhenius = Arrhenius::new(config.activation_energy_ev, config.acceleration);
         let packages = die_package.iter().copied().max().map_or(1, |last| last as usize + 1);
         let ecc = Ecc::new(config);
-        Reliability {
+        let mut reliability = Reliability {
             model: RberModel::new(config),
             disturb: config.read_disturb,
             disturb_exponent: config.read_disturb_exponent,
+            disturb_memo: Vec::new(),
             page_factor: config.page_type_factor.clone(),
             ladder: Ladder::new(config.retry_step_gain, config.retry_max_steps),
             clocks: Clocks::new(packages, arrhenius.factor(config.temp_c)),
@@ -95,7 +104,12 @@ impl Reliability {
             sample_interval,
             series: Vec::new(),
             per_package: vec![(0.0, 0); packages],
-        }
+        };
+        // Each slot starts with the P/E count of its own index, so none holds a stale value.
+        reliability.disturb_memo = (0..DISTURB_SLOTS as u32)
+            .map(|pe| (pe, reliability.disturb_at(pe)))
+            .collect();
+        reliability
     }
 
     /// Aged start: the data on the drive was programmed `age` ago and sat at `temp_c` since.
@@ -114,31 +128,64 @@ impl Reliability {
 
     /// Retention time of `block` on `die` at `now` [s at 25 °C].
     pub fn retention_s(&self, block: u32, die: u32, now: Time) -> f64 {
-        let package = self.die_package[die as usize] as usize;
+        self.retention_in(block, self.die_package[die as usize] as usize, now)
+    }
+
+    /// `retention_s` of `block` in NAND package `package`.
+    #[inline]
+    fn retention_in(&self, block: u32, package: usize, now: Time) -> f64 {
         (self.clocks.now(package, now) - self.program_clock[block as usize]).max(0.0)
+    }
+
+    /// Read disturb's coefficient at `pe` P/E cycles: `disturb · (1 + pe/1000)^exponent`, per
+    /// read since erase.
+    fn disturb_at(&self, pe: u32) -> f64 {
+        self.disturb * (1.0 + f64::from(pe) / 1000.0).powf(self.disturb_exponent)
+    }
+
+    /// `disturb_at(pe)` through the memo: the same value, computed once per P/E count held.
+    #[inline]
+    fn disturb_term(&mut self, pe: u32) -> f64 {
+        let slot = &self.disturb_memo[pe as usize % DISTURB_SLOTS];
+        if slot.0 == pe {
+            return slot.1;
+        }
+        let value = self.disturb_at(pe);
+        self.disturb_memo[pe as usize % DISTURB_SLOTS] = (pe, value);
+        value
     }
 
     /// RBER of a page of type `page_type` in `block` on `die` with `pe` P/E cycles at `now`.
     pub fn rber(&self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> f64 {
-        let pe = f64::from(pe);
+        let package = self.die_package[die as usize] as usize;
+        let disturb = self.disturb_at(pe) * f64::from(self.reads[block as usize]);
+        self.rber_with(block, package, pe, page_type, now, disturb)
+    }
+
+    /// `rber` of `block` in NAND package `package`, given its read-disturb term.
+    #[inline]
+    fn rber_with(&self, block: u32, package: usize, pe: u32, page_type: u8, now: Time, disturb: f64) -> f64 {
         let factor = self.page_factor.get(page_type as usize).copied().unwrap_or(1.0);
-        let retention = self.model.rber(pe, self.retention_s(block, die, now)) * factor;
-        let disturb =
-            self.disturb * (1.0 + pe / 1000.0).powf(self.disturb_exponent) * f64::from(self.reads[block as usize]);
+        let retention = self.model.rber(f64::from(pe), self.retention_in(block, package, now)) * factor;
         (retention + disturb).min(0.5)
     }
 
     /// A flash read of `block`: its RBER, counted, and what it costs; `true` when the block
-    /// should now be reclaimed (once per erase).
+    /// should now be reclaimed (once per erase). The block's package and reads are looked up
+    /// once (its reads as of before this one set the disturb term).
     pub fn read(&mut self, block: u32, die: u32, pe: u32, page_type: u8, now: Time) -> (ReadCost, bool) {
-        let rber = self.rber(block, die, pe, page_type, now);
         let index = block as usize;
-        self.reads[index] = self.reads[index].saturating_add(1);
+        let package = self.die_package[die as usize] as usize;
+        let reads = self.reads[index];
+        let disturb = self.disturb_term(pe) * f64::from(reads);
+        let rber = self.rber_with(block, package, pe, page_type, now, disturb);
+        let reads = reads.saturating_add(1);
+        self.reads[index] = reads;
         let cost = self.ladder.cost(rber, &self.ecc);
         self.tally.count(rber, cost);
-        let package = &mut self.per_package[self.die_package[die as usize] as usize];
-        package.0 += rber;
-        package.1 += 1;
+        let sums = &mut self.per_package[package];
+        sums.0 += rber;
+        sums.1 += 1;
         if self.sample_interval != Duration::ZERO {
             let interval = (now.as_nanos() / self.sample_interval.as_nanos()) as usize;
             if self.series.len() <= interval {
@@ -149,7 +196,7 @@ impl Reliability {
         }
         let reclaim = self.reclaim == ReadReclaim::Threshold
             && !self.flagged[index]
-            && (rber >= self.reclaim_rber || self.reads[index] >= self.reclaim_reads);
+            && (rber >= self.reclaim_rber || reads >= self.reclaim_reads);
         if reclaim {
             self.flagged[index] = true;
         }
@@ -211,5 +258,26 @@ impl Reliability {
                 last
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_disturb_memo_gives_the_power_it_stands_for() {
+        let config = ReliabilityConfig {
+            read_disturb_exponent: 1.7,
+            ..ReliabilityConfig::default()
+        };
+        let mut reliability = Reliability::new(&config, 4, vec![0], Duration::ZERO);
+        // Counts that share slots (k, k + 256, ...), visited back and forth so slots are
+        // replaced and refilled: every answer is the power itself, bit for bit.
+        let counts: Vec<u32> = (0..3000).chain((0..3000).rev()).map(|i| (i * 37) % 2000).collect();
+        for pe in counts.into_iter().chain([u32::MAX, 0, u32::MAX - 255]) {
+            let expected = config.read_disturb * (1.0 + f64::from(pe) / 1000.0).powf(1.7);
+            assert_eq!(reliability.disturb_term(pe).to_bits(), expected.to_bits(), "pe {pe}");
+        }
     }
 }
