@@ -130,16 +130,9 @@ impl Controller {
 
     /// A read served from controller DRAM, or decoded after its data out (reliability on,
     /// `decode_read`), finished. Its frame-buffer slot is free, which matters to admission only
-    /// when the buffer was what held the queue: when the head is a read still waiting for its
-    /// full die queue, admission is skipped, as it would change nothing (`head_waits_for_its_die`;
-    /// debug builds admit all the same and check that it did nothing).
+    /// when the buffer was what held the queue (`admit` skips the rest).
     pub fn on_buffer_read_done<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         self.finish_read_transaction(transaction, cx);
-        if self.head_waits_for_its_die() {
-            #[cfg(debug_assertions)]
-            self.admit_changes_nothing(cx);
-            return;
-        }
         self.admit(cx);
     }
 
@@ -147,9 +140,10 @@ impl Controller {
     /// blocked there (`admit_read`) and nothing its outcome depends on has moved (room in the
     /// frame buffer, no mapping change and no erase since, so the same unit on the same die,
     /// whose queue is still full), the Head-of-Line event is already counted, and nothing else
-    /// waits (read-ahead; the arbiter only fetches into an empty queue). With reliability on each
-    /// host read completes in an event of its own, mostly while the head waits for its die: the
-    /// test is what `admit_read`'s fast path decides, without the calls on the way to it.
+    /// waits (read-ahead; the arbiter only fetches into an empty queue). Commands arrive, and with
+    /// reliability on host reads complete in events of their own, mostly while the head waits
+    /// for its die: the test is what `admit_read`'s fast path decides, without the calls on the
+    /// way to it.
     #[inline]
     fn head_waits_for_its_die(&self) -> bool {
         let blocked = self.blocked_read;
@@ -175,24 +169,34 @@ impl Controller {
             self.tally.hol_events,
             self.blocked_read,
         );
-        self.admit(cx);
+        self.admit_now(cx);
         let after = (
             self.host_queue.len(),
             self.frame_used,
             self.tally.hol_events,
             self.blocked_read,
         );
-        debug_assert_eq!(
-            before, after,
-            "admission skipped at a read's completion would have moved"
-        );
+        debug_assert_eq!(before, after, "a skipped admission would have moved");
     }
 
     /// Moves transactions from the head of the host queue into the frame buffer and die queues
     /// until the head cannot move (a Head-of-Line event) or the queue is empty. With several
     /// flows, an empty host queue is a fetch slot: the arbiter chooses the command taken next.
+    /// Skipped when the head is a read still waiting for its full die queue and nothing it waits
+    /// on has moved (`head_waits_for_its_die`; debug builds admit all the same and check that it
+    /// did nothing).
     #[inline(always)]
     pub(super) fn admit<O: Observer>(&mut self, cx: &mut Context<O>) {
+        if self.head_waits_for_its_die() {
+            #[cfg(debug_assertions)]
+            self.admit_changes_nothing(cx);
+            return;
+        }
+        self.admit_now(cx);
+    }
+
+    #[inline(always)]
+    fn admit_now<O: Observer>(&mut self, cx: &mut Context<O>) {
         self.admit_host_queue(cx);
         if self.arbiter.is_some() && self.host_queue.is_empty() {
             self.fetch(cx);
