@@ -154,7 +154,7 @@ impl PowerModel {
     /// gives the same accounts, i.e. unless the start brings the die back to a power it had before
     /// its end through different ones at this instant (the rail or the bus meter would see a
     /// change point that one update does not make). The caller checked the array starts later.
-    #[inline]
+    #[inline(always)]
     pub(super) fn absorb_end(&mut self, now: Time, die: u32, power: i64, io_bus: i64) {
         let state = &self.dies[die as usize];
         let old_power = state.power;
@@ -170,6 +170,9 @@ impl PowerModel {
         }
     }
 
+    /// `die` is in an operation from `now` (its channel becomes active if it was idle). Inlined at
+    /// each operation start: the channel's change, rarer, stays out of line.
+    #[inline]
     pub(super) fn enter_operation(&mut self, now: Time, die: u32) {
         let state = &mut self.dies[die as usize];
         if !state.in_op {
@@ -184,7 +187,7 @@ impl PowerModel {
 
     /// `die` enters an operation whose array runs `class` on a page of `page_type` from `start`
     /// for `duration`, from its profile's first segment; the caller refreshes the die.
-    #[inline]
+    #[inline(always)]
     pub(super) fn begin_profile(
         &mut self,
         now: Time,
@@ -216,6 +219,9 @@ impl PowerModel {
         state.transfer_power = power;
     }
 
+    /// Out of line: a channel's first busy die or last is rarer than the operation starts that
+    /// inline [`Self::enter_operation`].
+    #[inline(never)]
     pub(super) fn set_active_channels(&mut self, now: Time, active: u32) {
         self.note_total(now);
         self.close_total();

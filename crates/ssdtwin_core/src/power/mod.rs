@@ -294,7 +294,7 @@ impl PowerModel {
     /// Die `die` takes an operation at `now`; its array runs `class` on a page of type
     /// `page_type` from `start` (≥ `now`, once the channel has carried the command) for
     /// `duration`. Until `start` the die is bus idle.
-    #[inline]
+    #[inline(always)]
     pub fn die_op_start(
         &mut self,
         now: Time,

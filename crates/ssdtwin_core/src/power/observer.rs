@@ -59,7 +59,7 @@ impl PowerModel {
     /// (the array starts later and no transfer runs), a change the second overrides at the same
     /// instant, unless the second brings the die back to the power it had before (then the rail
     /// would see a change point that one update does not make, so both run).
-    #[inline]
+    #[inline(always)]
     pub fn program_start(
         &mut self,
         now: Time,
