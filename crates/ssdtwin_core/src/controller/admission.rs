@@ -140,10 +140,12 @@ impl Controller {
     /// blocked there (`admit_read`) and nothing its outcome depends on has moved (room in the
     /// frame buffer, no mapping change and no erase since, so the same unit on the same die,
     /// whose queue is still full), the Head-of-Line event is already counted, and nothing else
-    /// waits (read-ahead; the arbiter only fetches into an empty queue). Commands arrive, and with
-    /// reliability on host reads complete in events of their own, mostly while the head waits
-    /// for its die: the test is what `admit_read`'s fast path decides, without the calls on the
-    /// way to it.
+    /// waits (read-ahead; the arbiter only fetches into an empty queue). The read cache cannot
+    /// change the outcome (a transaction is looked up there once, `looked_up`, before it can
+    /// block); the DRAM buffer's state moves on its own, so with it on admission runs. Commands
+    /// arrive, and with reliability on host reads complete in events of their own, mostly while
+    /// the head waits for its die: the test is what `admit_read`'s fast path decides, without the
+    /// calls on the way to it.
     #[inline]
     fn head_waits_for_its_die(&self) -> bool {
         let blocked = self.blocked_read;
@@ -151,7 +153,6 @@ impl Controller {
             && self.head_blocked
             && !self.write_held_by_gc
             && self.frame_used < self.frame_buffer
-            && self.read_cache.is_none()
             && self.dram.is_none()
             && self.read_ahead.is_empty()
             && blocked.changes == self.ftl.mapping.changes()
