@@ -96,10 +96,11 @@ def test_ext4_through_nbdfuse_and_fuse2fs_keeps_its_files_across_a_remount(tmp_p
     # mkfs.ext4 discarded the export first: the FTL unmapped its units.
     assert report["ftl"]["trimmed_units"] > 0
     # The virtual pace did not wait on nbdfuse's connections in turn (before, each of the some
-    # 7,400 requests waited 20 ms for the connection answered before it): at most one wait per
-    # connection ran out of time.
+    # 7,400 requests waited 20 ms for the connection answered before it): a few waits run out of
+    # time, about one per connection on a quiet machine and a few more when the machine is
+    # loaded (5 with another build beside the test on 2 cores), against thousands before.
     timed_out = int(re.search(r"(\d+) ran out of time", log).group(1))
-    assert timed_out <= 4, log
+    assert timed_out <= 16, log
     # fuse2fs wrote parts of mapping units (under 512 B, too): served as read-modify-writes.
     assert int(re.search(r"(\d+) partial-unit writes", log).group(1)) > 0, log
     assert report["ftl"]["read_modify_writes"]["partial_units"] > 0
