@@ -155,10 +155,20 @@ impl Controller {
             && self.frame_used < self.frame_buffer
             && self.dram.is_none()
             && self.read_ahead.is_empty()
-            && blocked.changes == self.ftl.mapping.changes()
-            && blocked.erases == self.ftl.blocks.erased
+            && self.blocked_read_unmoved(blocked.transaction)
             && self.commands[self.transactions[blocked.transaction].command].is_read
             && self.dies[blocked.die as usize].host_slots >= self.die_queue_depth
+    }
+
+    /// Whether `transaction` is the read last blocked at the head and no mapping entry changed
+    /// and no block was erased since: its unit is where it was and its page still programmed, so
+    /// only its die's queue needs a look (`admit_read`, `head_waits_for_its_die`).
+    #[inline(always)]
+    fn blocked_read_unmoved(&self, transaction: u32) -> bool {
+        let blocked = self.blocked_read;
+        blocked.transaction == transaction
+            && blocked.changes == self.ftl.mapping.changes()
+            && blocked.erases == self.ftl.blocks.erased
     }
 
     /// Debug builds: the admission `head_waits_for_its_die` skips leaves the queue as it was.
@@ -314,28 +324,25 @@ impl Controller {
         let erases = self.ftl.blocks.erased;
         let changes = self.ftl.mapping.changes();
         let blocked = self.blocked_read;
-        // A read whose die queue is full stays at the head and is tried again at every admission.
-        // While no mapping entry changed (so its unit has not moved: no lookup needed) and no
-        // block was erased (so its page is still programmed: only an erase unprograms a page),
-        // the outcome of the checks below is the same as last time: only its die's queue needs a
-        // look.
-        let (physical, die) =
-            if blocked.transaction == transaction && blocked.changes == changes && blocked.erases == erases {
-                (blocked.physical, blocked.die)
-            } else {
-                let (physical, in_fill_row) = self.ftl.mapping.lookup(logical);
-                if physical == NONE || !(in_fill_row || self.ftl.is_programmed(physical)) {
-                    // Never written (reads zeros) or still in controller DRAM: no flash access.
-                    self.frame_used += 1;
-                    cx.events
-                        .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
-                    return true;
-                }
-                (
-                    physical,
-                    self.geometry.die_of_block(self.geometry.block_of_unit(physical)),
-                )
-            };
+        // A read whose die queue is full stays at the head and is tried again at every admission;
+        // while it has not moved (`blocked_read_unmoved`: no lookup needed, its page still
+        // programmed, since only an erase unprograms a page) only its die's queue needs a look.
+        let (physical, die) = if self.blocked_read_unmoved(transaction) {
+            (blocked.physical, blocked.die)
+        } else {
+            let (physical, in_fill_row) = self.ftl.mapping.lookup(logical);
+            if physical == NONE || !(in_fill_row || self.ftl.is_programmed(physical)) {
+                // Never written (reads zeros) or still in controller DRAM: no flash access.
+                self.frame_used += 1;
+                cx.events
+                    .schedule(cx.now + self.buffer_read_time, Event::BufferReadDone { transaction });
+                return true;
+            }
+            (
+                physical,
+                self.geometry.die_of_block(self.geometry.block_of_unit(physical)),
+            )
+        };
         if self.dies[die as usize].host_slots >= self.die_queue_depth {
             self.blocked_read = BlockedRead {
                 transaction,

@@ -63,6 +63,9 @@ pub struct Reliability {
     sample_interval: Duration,
     /// Per sample interval: (sum of RBER, reads).
     series: Vec<(f64, u64)>,
+    /// The sample interval the last read fell in, as `[start, end)` and its index in `series`:
+    /// reads come in time order, so most find their interval with two comparisons, not a division.
+    interval: (Time, Time, usize),
     /// Per NAND package: (sum of RBER, reads).
     per_package: Vec<(f64, u64)>,
 }
@@ -103,6 +106,7 @@ impl Reliability {
             tally: ReliabilityTally::new(config.retry_max_steps as usize),
             sample_interval,
             series: Vec::new(),
+            interval: (Time::MAX, Time::MAX, 0),
             per_package: vec![(0.0, 0); packages],
         };
         // Each slot starts with the P/E count of its own index, so none holds a stale value.
@@ -187,9 +191,9 @@ impl Reliability {
         sums.0 += rber;
         sums.1 += 1;
         if self.sample_interval != Duration::ZERO {
-            let interval = (now.as_nanos() / self.sample_interval.as_nanos()) as usize;
-            if self.series.len() <= interval {
-                self.series.resize(interval + 1, (0.0, 0));
+            let (start, end, mut interval) = self.interval;
+            if now < start || now >= end {
+                interval = self.enter_interval(now);
             }
             self.series[interval].0 += rber;
             self.series[interval].1 += 1;
@@ -201,6 +205,22 @@ impl Reliability {
             self.flagged[index] = true;
         }
         (cost, reclaim)
+    }
+
+    /// The index of the sample interval `now` falls in, remembered with its bounds, with room for
+    /// it in `series`.
+    #[inline(never)]
+    fn enter_interval(&mut self, now: Time) -> usize {
+        let length = self.sample_interval.as_nanos();
+        let index = now.as_nanos() / length;
+        let start = Time::from_nanos(index * length);
+        let end = Time::from_nanos(index.saturating_add(1).saturating_mul(length));
+        let interval = index as usize;
+        if self.series.len() <= interval {
+            self.series.resize(interval + 1, (0.0, 0));
+        }
+        self.interval = (start, end, interval);
+        interval
     }
 
     /// The first page of `block` on `die` was programmed at `now`.
@@ -264,6 +284,22 @@ impl Reliability {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_count_in_the_sample_interval_of_their_time() {
+        // Reads mostly in time order, some back in time and on interval edges: each counts in
+        // interval `time / length`, as a division would put it.
+        let length = 10;
+        let mut reliability = Reliability::new(&ReliabilityConfig::default(), 4, vec![0], Duration::from_nanos(length));
+        let times = [5, 9, 10, 15, 3, 25, 19, 20, 0, 100, 99, 100, 1_000];
+        let mut expected = vec![0u64; 101];
+        for &time in &times {
+            reliability.read(1, 0, 0, 0, Time::from_nanos(time));
+            expected[(time / length) as usize] += 1;
+        }
+        let counts: Vec<u64> = reliability.series.iter().map(|&(_, reads)| reads).collect();
+        assert_eq!(counts, expected);
+    }
 
     #[test]
     fn the_disturb_memo_gives_the_power_it_stands_for() {
