@@ -313,6 +313,23 @@ impl Mapping {
         }
     }
 
+    /// Loads the forward entries of the units `first..first + count` hold (their reverse entries,
+    /// then each named logical unit's entry) and returns a value made of them, for the caller to
+    /// pass to `black_box`: GC scans a victim's next page this way one page ahead, so the random
+    /// forward-map lines it will test arrive while it works on the current one (their misses
+    /// overlap other work instead of stalling the scan). It changes nothing.
+    #[inline]
+    pub fn touch_units(&self, first: u32, count: u32) -> u32 {
+        let mut touched = 0;
+        for physical in first..first + count {
+            let logical = self.reverse_entry(physical);
+            if logical != NONE {
+                touched ^= self.physical(logical);
+            }
+        }
+        touched
+    }
+
     /// The logical unit last written at `physical` as the reverse map holds it, valid or stale
     /// (for the tests that show a stale entry is not taken for valid data).
     #[inline]
