@@ -320,11 +320,16 @@ impl Mapping {
     /// overlap other work instead of stalling the scan). It changes nothing.
     #[inline]
     pub fn touch_units(&self, first: u32, count: u32) -> u32 {
+        // Both arrays dereferenced once for the page (each dereference tests how it is stored).
+        let Some(reverse) = self.reverse.memory() else {
+            return 0; // a file-backed reverse map: its own cache decides what is loaded
+        };
+        let forward: &[u32] = &self.forward;
         let mut touched = 0;
         for physical in first..first + count {
-            let logical = self.reverse_entry(physical);
-            if logical != NONE {
-                touched ^= self.physical(logical);
+            if let Some(&stored) = reverse.get(physical as usize) {
+                let logical = stored ^ self.layout.logical(physical);
+                touched ^= forward.get(logical as usize).copied().unwrap_or(0);
             }
         }
         touched
