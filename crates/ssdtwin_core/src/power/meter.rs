@@ -28,12 +28,16 @@ pub(super) fn watts(picowatts: i64) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PendingKeys {
     pub(super) die_bits: u32,
+    /// The latest time a key holds [ns] (kept, not shifted at each booking).
+    max_nanos: u64,
 }
 
 impl PendingKeys {
     pub(super) fn new(dies: u32) -> PendingKeys {
+        let die_bits = u32::BITS - dies.saturating_sub(1).leading_zeros();
         PendingKeys {
-            die_bits: u32::BITS - dies.saturating_sub(1).leading_zeros(),
+            die_bits,
+            max_nanos: u64::MAX >> die_bits,
         }
     }
 
@@ -42,7 +46,7 @@ impl PendingKeys {
     pub(super) fn key(self, time: Time, die: u32) -> u64 {
         let nanos = time.as_nanos();
         assert!(
-            nanos <= u64::MAX >> self.die_bits,
+            nanos <= self.max_nanos,
             "power model: change booked at {time}, beyond the simulated time it can order"
         );
         (nanos << self.die_bits) | u64::from(die)

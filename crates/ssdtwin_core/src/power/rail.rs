@@ -122,17 +122,27 @@ impl Rail {
         let oldest_start = Time::from_nanos(now.as_nanos().wrapping_sub(window.as_nanos()));
         if now.as_nanos() >= window.as_nanos() {
             let mut best = self.window_peak_energy;
-            while let Some(&point) = self.points.get(self.first) {
+            // A window starting at a point passed here ends at `point.time + window`, in
+            // `(start, now]` (the points before `start - window` went at the last change): its
+            // length into the closing segment is `point.time - (start - window)`, an exact
+            // integer without the saturating time arithmetic. The position and the anchor are
+            // kept in locals and stored once.
+            let shift = start.as_nanos() as i64 - window.as_nanos() as i64;
+            let mut first = self.first;
+            while let Some(point) = self.points.get(first) {
                 if point.time > oldest_start {
                     break;
                 }
-                let end_energy_at = start_energy + power * nanos_between(point.time + window, start);
+                let end_energy_at = start_energy + power * (point.time.as_nanos() as i64 - shift) as f64;
                 let energy = end_energy_at - point.energy;
                 if energy > best {
                     best = energy;
                 }
-                self.anchor = point;
-                self.first += 1;
+                first += 1;
+            }
+            if first != self.first {
+                self.anchor = self.points[first - 1];
+                self.first = first;
             }
             // The window ending now: a maximum only if the average was rising into `now`, i.e. the
             // closing segment's power exceeds the power leaving the window's start.
