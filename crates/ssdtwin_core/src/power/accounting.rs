@@ -98,8 +98,17 @@ impl PowerModel {
         self.wake = first_change.min(self.sampler.next_boundary);
     }
 
+    /// Closes the sample intervals that end at or before `time`. Inlined for the common case of
+    /// none: one comparison, without the constants of [`Self::energies_at`] in the caller.
     #[inline]
     pub(super) fn sample_until(&mut self, time: Time) {
+        if time >= self.sampler.next_boundary {
+            self.close_samples(time);
+        }
+    }
+
+    #[inline(never)]
+    fn close_samples(&mut self, time: Time) {
         while time >= self.sampler.next_boundary {
             let boundary = self.sampler.next_boundary;
             let energies = self.energies_at(boundary);
