@@ -74,12 +74,8 @@ impl PowerModel {
                 break;
             }
             self.sample_until(time);
-            let state = &mut self.dies[die as usize];
-            if state.queued == time {
-                state.queued = Time::MAX;
-            }
             // The die's next change replaces its entry in place (one sift instead of two).
-            match self.update(die, time) {
+            match self.update(die, time, true) {
                 Some(next) => {
                     if let Some(mut top) = self.pending.peek_mut() {
                         *top = Reverse(self.keys.key(next, die));
@@ -244,7 +240,7 @@ impl PowerModel {
     /// in [`Self::advance_slow`]'s loop).
     #[inline(never)]
     pub(super) fn refresh(&mut self, die: u32, now: Time) {
-        if let Some(next) = self.update(die, now) {
+        if let Some(next) = self.update(die, now, false) {
             let key = self.keys.key(next, die);
             self.pending.push(Reverse(key));
             if next < self.wake {
@@ -254,11 +250,16 @@ impl PowerModel {
     }
 
     /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
-    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    /// (earlier than its entry in the heap), already recorded as the die's `queued`. `popped`:
+    /// the die's entry at `now` has just left the heap (its `queued` is cleared here, in the one
+    /// lookup of the die).
     #[inline(always)]
-    pub(super) fn update(&mut self, die: u32, now: Time) -> Option<Time> {
+    pub(super) fn update(&mut self, die: u32, now: Time, popped: bool) -> Option<Time> {
         // One lookup of the die's state (the fields borrowed below are disjoint from it).
         let state = &mut self.dies[die as usize];
+        if popped && state.queued == now {
+            state.queued = Time::MAX;
+        }
         let mut next = Time::MAX;
         // The profile: pass the segment boundaries due; its start or next boundary is booked.
         let mut array = false;

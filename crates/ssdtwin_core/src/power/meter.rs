@@ -28,8 +28,10 @@ pub(super) fn watts(picowatts: i64) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PendingKeys {
     pub(super) die_bits: u32,
-    /// The latest time a key holds [ns] (kept, not shifted at each booking).
+    /// The latest time a key holds [ns] and the mask of the die bits (kept, not shifted at each
+    /// booking or decoding).
     max_nanos: u64,
+    die_mask: u64,
 }
 
 impl PendingKeys {
@@ -38,6 +40,7 @@ impl PendingKeys {
         PendingKeys {
             die_bits,
             max_nanos: u64::MAX >> die_bits,
+            die_mask: (1 << die_bits) - 1,
         }
     }
 
@@ -55,10 +58,7 @@ impl PendingKeys {
     /// The time and die of a key.
     #[inline]
     pub(super) fn entry(self, key: u64) -> (Time, u32) {
-        (
-            Time::from_nanos(key >> self.die_bits),
-            (key & ((1 << self.die_bits) - 1)) as u32,
-        )
+        (Time::from_nanos(key >> self.die_bits), (key & self.die_mask) as u32)
     }
 }
 
