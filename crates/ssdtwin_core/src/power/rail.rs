@@ -213,6 +213,48 @@ mod tests {
     }
 
     #[test]
+    fn random_steps_match_brute_force() {
+        // Steps at random instants, often several at one instant and often closer together than
+        // the window, so that one change passes several window starts, or none; windows from
+        // 1 ns to longer than most gaps. Energy, exact peak and windowed peak against the 1 ns grid.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut draw = move |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        for case in 0..40 {
+            let window = [1, 3, 17, 64, 250][case % 5];
+            let mut steps = vec![(0, 0.1 * (1 + draw(20)) as f64)];
+            let mut time = 0;
+            while time < 1500 {
+                time += draw(60); // zero: another change at the instant of the last
+                steps.push((time, 0.1 * draw(30) as f64));
+            }
+            let end = time + 1 + draw(100);
+            let mut rail = Rail::new(steps[0].1, Duration::from_nanos(window));
+            for &(time, power) in &steps[1..] {
+                rail.set(Time::from_nanos(time), power);
+            }
+            let (energy, peak, window_peak) = rail.finish(Time::from_nanos(end));
+            let power_at = |t: u64| steps.iter().rev().find(|(time, _)| *time <= t).map_or(0.0, |s| s.1);
+            let grid_energy: f64 = (0..end).map(power_at).sum::<f64>() * 1e-9;
+            let grid_peak = (0..end).map(power_at).fold(0.0, f64::max);
+            let expected = brute_window_peak(&steps, end, window);
+            assert!(
+                (energy - grid_energy).abs() < 1e-12,
+                "case {case}: energy {energy} vs {grid_energy}"
+            );
+            assert_eq!(peak, grid_peak, "case {case}: exact peak");
+            assert!(
+                (window_peak - expected).abs() < 1e-9 * expected.max(1.0),
+                "case {case}, window {window} ns: {window_peak} vs brute force {expected}"
+            );
+        }
+    }
+
+    #[test]
     fn windowed_peak_matches_brute_force() {
         // A pulse train with uneven widths; windows of several lengths, in ns.
         let steps: Vec<(u64, f64)> = vec![
