@@ -360,7 +360,10 @@ fn pass_boundaries(profiles: &Profiles, state: &mut DieState, now: Time) {
 fn next_segment(profiles: &Profiles, state: &mut DieState) {
     state.segment += 1;
     if state.segment < state.profile.end {
-        let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-        state.segment_end = state.run_start + offset;
+        // Plain integer arithmetic, no saturation: boundaries do not decrease along a profile and
+        // the running segment's is past the offset the run resumed at (`die_op_resume`).
+        let boundary = profiles.boundary(state.segment, state.duration).as_nanos();
+        debug_assert!(boundary >= state.run_offset.as_nanos());
+        state.segment_end = Time::from_nanos(state.run_start.as_nanos() + boundary - state.run_offset.as_nanos());
     }
 }
