@@ -74,12 +74,8 @@ impl PowerModel {
                 break;
             }
             self.sample_until(time);
-            let state = &mut self.dies[die as usize];
-            if state.queued == time {
-                state.queued = Time::MAX;
-            }
             // The die's next change replaces its entry in place (one sift instead of two).
-            match self.update(die, time) {
+            match self.update(die, time, true) {
                 Some(next) => {
                     if let Some(mut top) = self.pending.peek_mut() {
                         *top = Reverse(self.keys.key(next, die));
@@ -98,8 +94,17 @@ impl PowerModel {
         self.wake = first_change.min(self.sampler.next_boundary);
     }
 
+    /// Closes the sample intervals that end at or before `time`. Inlined for the common case of
+    /// none: one comparison, without the constants of [`Self::energies_at`] in the caller.
     #[inline]
     pub(super) fn sample_until(&mut self, time: Time) {
+        if time >= self.sampler.next_boundary {
+            self.close_samples(time);
+        }
+    }
+
+    #[inline(never)]
+    fn close_samples(&mut self, time: Time) {
         while time >= self.sampler.next_boundary {
             let boundary = self.sampler.next_boundary;
             let energies = self.energies_at(boundary);
@@ -235,7 +240,7 @@ impl PowerModel {
     /// in [`Self::advance_slow`]'s loop).
     #[inline(never)]
     pub(super) fn refresh(&mut self, die: u32, now: Time) {
-        if let Some(next) = self.update(die, now) {
+        if let Some(next) = self.update(die, now, false) {
             let key = self.keys.key(next, die);
             self.pending.push(Reverse(key));
             if next < self.wake {
@@ -245,11 +250,16 @@ impl PowerModel {
     }
 
     /// [`Self::refresh`] without the booking: returns the die's next change if it must be booked
-    /// (earlier than its entry in the heap), already recorded as the die's `queued`.
+    /// (earlier than its entry in the heap), already recorded as the die's `queued`. `popped`:
+    /// the die's entry at `now` has just left the heap (its `queued` is cleared here, in the one
+    /// lookup of the die).
     #[inline(always)]
-    pub(super) fn update(&mut self, die: u32, now: Time) -> Option<Time> {
+    pub(super) fn update(&mut self, die: u32, now: Time, popped: bool) -> Option<Time> {
         // One lookup of the die's state (the fields borrowed below are disjoint from it).
         let state = &mut self.dies[die as usize];
+        if popped && state.queued == now {
+            state.queued = Time::MAX;
+        }
         let mut next = Time::MAX;
         // The profile: pass the segment boundaries due; its start or next boundary is booked.
         let mut array = false;
@@ -350,7 +360,10 @@ fn pass_boundaries(profiles: &Profiles, state: &mut DieState, now: Time) {
 fn next_segment(profiles: &Profiles, state: &mut DieState) {
     state.segment += 1;
     if state.segment < state.profile.end {
-        let offset = profiles.boundary(state.segment, state.duration) - state.run_offset;
-        state.segment_end = state.run_start + offset;
+        // Plain integer arithmetic, no saturation: boundaries do not decrease along a profile and
+        // the running segment's is past the offset the run resumed at (`die_op_resume`).
+        let boundary = profiles.boundary(state.segment, state.duration).as_nanos();
+        debug_assert!(boundary >= state.run_offset.as_nanos());
+        state.segment_end = Time::from_nanos(state.run_start.as_nanos() + boundary - state.run_offset.as_nanos());
     }
 }

@@ -28,12 +28,19 @@ pub(super) fn watts(picowatts: i64) -> f64 {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct PendingKeys {
     pub(super) die_bits: u32,
+    /// The latest time a key holds [ns] and the mask of the die bits (kept, not shifted at each
+    /// booking or decoding).
+    max_nanos: u64,
+    die_mask: u64,
 }
 
 impl PendingKeys {
     pub(super) fn new(dies: u32) -> PendingKeys {
+        let die_bits = u32::BITS - dies.saturating_sub(1).leading_zeros();
         PendingKeys {
-            die_bits: u32::BITS - dies.saturating_sub(1).leading_zeros(),
+            die_bits,
+            max_nanos: u64::MAX >> die_bits,
+            die_mask: (1 << die_bits) - 1,
         }
     }
 
@@ -42,7 +49,7 @@ impl PendingKeys {
     pub(super) fn key(self, time: Time, die: u32) -> u64 {
         let nanos = time.as_nanos();
         assert!(
-            nanos <= u64::MAX >> self.die_bits,
+            nanos <= self.max_nanos,
             "power model: change booked at {time}, beyond the simulated time it can order"
         );
         (nanos << self.die_bits) | u64::from(die)
@@ -51,10 +58,7 @@ impl PendingKeys {
     /// The time and die of a key.
     #[inline]
     pub(super) fn entry(self, key: u64) -> (Time, u32) {
-        (
-            Time::from_nanos(key >> self.die_bits),
-            (key & ((1 << self.die_bits) - 1)) as u32,
-        )
+        (Time::from_nanos(key >> self.die_bits), (key & self.die_mask) as u32)
     }
 }
 

@@ -122,17 +122,27 @@ impl Rail {
         let oldest_start = Time::from_nanos(now.as_nanos().wrapping_sub(window.as_nanos()));
         if now.as_nanos() >= window.as_nanos() {
             let mut best = self.window_peak_energy;
-            while let Some(&point) = self.points.get(self.first) {
+            // A window starting at a point passed here ends at `point.time + window`, in
+            // `(start, now]` (the points before `start - window` went at the last change): its
+            // length into the closing segment is `point.time - (start - window)`, an exact
+            // integer without the saturating time arithmetic. The position and the anchor are
+            // kept in locals and stored once.
+            let shift = start.as_nanos() as i64 - window.as_nanos() as i64;
+            let mut first = self.first;
+            while let Some(point) = self.points.get(first) {
                 if point.time > oldest_start {
                     break;
                 }
-                let end_energy_at = start_energy + power * nanos_between(point.time + window, start);
+                let end_energy_at = start_energy + power * (point.time.as_nanos() as i64 - shift) as f64;
                 let energy = end_energy_at - point.energy;
                 if energy > best {
                     best = energy;
                 }
-                self.anchor = point;
-                self.first += 1;
+                first += 1;
+            }
+            if first != self.first {
+                self.anchor = self.points[first - 1];
+                self.first = first;
             }
             // The window ending now: a maximum only if the average was rising into `now`, i.e. the
             // closing segment's power exceeds the power leaving the window's start.
@@ -200,6 +210,48 @@ mod tests {
         let expected = (1.0 * 10.0 + 3.0 * 10.0 + 0.5 * 5.0 + 2.0 * 15.0) * 1e-6;
         assert!((energy - expected).abs() < 1e-15, "{energy} vs {expected}");
         assert_eq!(peak, 3.0);
+    }
+
+    #[test]
+    fn random_steps_match_brute_force() {
+        // Steps at random instants, often several at one instant and often closer together than
+        // the window, so that one change passes several window starts, or none; windows from
+        // 1 ns to longer than most gaps. Energy, exact peak and windowed peak against the 1 ns grid.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut draw = move |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % bound
+        };
+        for case in 0..40 {
+            let window = [1, 3, 17, 64, 250][case % 5];
+            let mut steps = vec![(0, 0.1 * (1 + draw(20)) as f64)];
+            let mut time = 0;
+            while time < 1500 {
+                time += draw(60); // zero: another change at the instant of the last
+                steps.push((time, 0.1 * draw(30) as f64));
+            }
+            let end = time + 1 + draw(100);
+            let mut rail = Rail::new(steps[0].1, Duration::from_nanos(window));
+            for &(time, power) in &steps[1..] {
+                rail.set(Time::from_nanos(time), power);
+            }
+            let (energy, peak, window_peak) = rail.finish(Time::from_nanos(end));
+            let power_at = |t: u64| steps.iter().rev().find(|(time, _)| *time <= t).map_or(0.0, |s| s.1);
+            let grid_energy: f64 = (0..end).map(power_at).sum::<f64>() * 1e-9;
+            let grid_peak = (0..end).map(power_at).fold(0.0, f64::max);
+            let expected = brute_window_peak(&steps, end, window);
+            assert!(
+                (energy - grid_energy).abs() < 1e-12,
+                "case {case}: energy {energy} vs {grid_energy}"
+            );
+            assert_eq!(peak, grid_peak, "case {case}: exact peak");
+            assert!(
+                (window_peak - expected).abs() < 1e-9 * expected.max(1.0),
+                "case {case}, window {window} ns: {window_peak} vs brute force {expected}"
+            );
+        }
     }
 
     #[test]
