@@ -11,6 +11,7 @@ pub mod params;
 pub mod synthetic;
 pub mod trace;
 pub mod warmup;
+pub mod zipf;
 pub mod zoned;
 
 use crate::base::error::ConfigError;
