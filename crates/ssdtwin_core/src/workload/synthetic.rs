@@ -146,13 +146,7 @@ impl Synthetic {
         let first_unit = self.rng.below(slots) as u32 * units;
         self.cursor = first_unit + units;
         self.cursor_bytes = 0;
-        let command = CommandSpec {
-            is_read,
-            trim,
-            first_unit,
-            units,
-            ..CommandSpec::default()
-        };
+        let command = CommandSpec::io(is_read, trim, first_unit, units);
         #[cfg(debug_assertions)]
         {
             assert_eq!(
