@@ -95,7 +95,20 @@ impl Host {
     }
 
     /// Submits what the host may submit now; schedules a wake-up for what it may submit later.
+    #[inline(never)]
     fn try_submit<O: Observer>(
+        &mut self,
+        controller: &mut Controller,
+        source: &mut impl CommandSource,
+        cx: &mut Context<O>,
+    ) {
+        self.submit_ready(controller, source, cx);
+    }
+
+    /// [`Self::try_submit`], inlined at a completion (the closed loop's submission, once per
+    /// command).
+    #[inline(always)]
+    fn submit_ready<O: Observer>(
         &mut self,
         controller: &mut Controller,
         source: &mut impl CommandSource,
@@ -137,23 +150,29 @@ impl Host {
                 }
                 return;
             }
-            match job {
-                None => {
-                    let pending = self.backlog.pop_front().expect("checked above");
-                    self.cst_ready.pop_front();
-                    self.submit_command(pending, controller, cx);
-                }
+            let pending = match job {
+                None => self.backlog.pop_front().expect("checked above"),
                 Some(job) => match source.next_command(job, cx.now) {
                     Ok(Some((command, _, _))) => {
-                        self.cst_ready.pop_front();
                         self.issued += 1;
-                        let arrival = cx.now;
-                        self.submit_command(Pending { arrival, command, job }, controller, cx);
+                        Pending {
+                            arrival: cx.now,
+                            command,
+                            job,
+                        }
                     }
-                    Ok(None) => self.jobs[job as usize].done = true,
-                    Err(message) => self.workload_error = Some(message),
+                    Ok(None) => {
+                        self.jobs[job as usize].done = true;
+                        continue;
+                    }
+                    Err(message) => {
+                        self.workload_error = Some(message);
+                        continue;
+                    }
                 },
-            }
+            };
+            self.cst_ready.pop_front();
+            self.submit_command(pending, controller, cx);
         }
     }
 
@@ -225,6 +244,8 @@ impl Host {
         }
     }
 
+    /// Inlined at its one call, in [`Self::submit_ready`].
+    #[inline(always)]
     fn submit_command<O: Observer>(&mut self, pending: Pending, controller: &mut Controller, cx: &mut Context<O>) {
         let Pending {
             arrival,
@@ -314,7 +335,7 @@ impl Host {
             // The freed slot may submit once the CST has passed.
             self.cst_ready.push_back(cx.now + self.cst);
         }
-        self.try_submit(controller, source, cx);
+        self.submit_ready(controller, source, cx);
         if self.outstanding == 0 {
             // Nothing in the drive: its firmware may collect garbage in the background.
             controller.set_host_idle(true, cx);

@@ -81,6 +81,14 @@ struct Direction {
 }
 
 impl Direction {
+    /// A command that waited in the host: its latency and completion latency apart.
+    #[inline(never)]
+    fn record_waited(&mut self, latency: Duration, completion: Duration) {
+        let waited = self.waited.get_or_insert_with(Default::default);
+        waited.0.record(latency);
+        waited.1.record(completion);
+    }
+
     /// Latency from arrival (`waited = false`) or completion latency from submission (`true`).
     fn distribution(&self, completion: bool) -> std::borrow::Cow<'_, LatencyRecorder> {
         match &self.waited {
@@ -157,7 +165,9 @@ impl JobMetrics {
         self.last_completion = at;
     }
 
-    #[inline]
+    /// Inlined at the host's completion (once per command): the path of a command that did not
+    /// wait is a few instructions, the rest ([`Direction::record_waited`]) out of line.
+    #[inline(always)]
     pub fn record(&mut self, kind: IoKind, latency: Duration, completion: Duration, bytes: u64, now: Time) {
         let direction = match kind {
             IoKind::Read => &mut self.read,
@@ -168,9 +178,7 @@ impl JobMetrics {
         if latency == completion {
             direction.latency.record(latency);
         } else {
-            let waited = direction.waited.get_or_insert_with(Default::default);
-            waited.0.record(latency);
-            waited.1.record(completion);
+            direction.record_waited(latency, completion);
         }
         direction.bytes += bytes;
         direction.ios += 1;

@@ -11,6 +11,7 @@ pub mod params;
 pub mod synthetic;
 pub mod trace;
 pub mod warmup;
+pub mod zipf;
 pub mod zoned;
 
 use crate::base::error::ConfigError;
@@ -217,7 +218,7 @@ impl Source {
 }
 
 impl crate::host::submission::CommandSource for Source {
-    #[inline]
+    #[inline(always)]
     fn next_command(&mut self, job: u32, now: Time) -> Result<Option<(CommandSpec, u32, Option<Time>)>, String> {
         // The synthetic source (the benchmark's) at the host's call site, where its result needs
         // no unpacking; the others through `next`.

@@ -3,12 +3,18 @@
 //! by its sequential share), uniform, Zipf or JESD219 popularity, over a span of the logical space.
 
 use super::params::{Distribution, Pattern, WorkloadConfig};
+use super::zipf::Zipf;
 use crate::base::rng::Rng;
 
 use crate::host::command::CommandSpec;
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Synthetic {
+    /// A plain random stream (one whole-unit size, random addresses with no sequential share,
+    /// uniform popularity, no Flush or FUA: the benchmark's streams): its command's units and
+    /// offset slots, decided once here so each command skips the tests of the features that are
+    /// off ([`Synthetic::plain_command`]); `None` for every other stream.
+    plain: Option<(u32, u64)>,
     read_fraction: f64,
     /// Commands drawn at or above `read_fraction` and below this are trims.
     trim_below: f64,
@@ -37,7 +43,7 @@ pub struct Synthetic {
     rng: Rng,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 enum Popularity {
     Uniform,
     Zipf(Zipf),
@@ -82,11 +88,22 @@ impl Synthetic {
             .iter()
             .map(|&(bytes, _)| ((bytes / unit_bytes) as u32).max(1))
             .collect();
-        let size_slots = size_units
+        let size_slots: Vec<u64> = size_units
             .iter()
             .map(|&units| u64::from(span_units / units.min(span_units).max(1)))
             .collect();
+        // As `next_command` tests them: a fraction counts when above 0.
+        let on = |fraction: f64| fraction.partial_cmp(&0.0) == Some(std::cmp::Ordering::Greater);
+        let plain = (sizes.len() == 1
+            && sizes[0].0 >= unit_bytes
+            && config.pattern == Pattern::Random
+            && !on(config.sequential_fraction)
+            && matches!(popularity, Popularity::Uniform)
+            && config.flush_every == 0
+            && !on(config.fua_fraction))
+        .then(|| (size_units[0].min(span_units), size_slots[0]));
         Synthetic {
+            plain,
             size_units,
             size_slots,
             read_fraction: config.read_fraction,
@@ -106,7 +123,49 @@ impl Synthetic {
         }
     }
 
+    /// The stream's next command.
+    #[inline]
     pub fn next_command(&mut self) -> CommandSpec {
+        match self.plain {
+            Some((units, slots)) => self.plain_command(units, slots),
+            None => self.any_command(),
+        }
+    }
+
+    /// [`Self::any_command`] of a plain random stream (`plain`): the same draws in the same
+    /// order, without the tests of the features that are off. Debug builds draw the general
+    /// command from a copy of the stream and check that both agree.
+    #[inline(always)]
+    fn plain_command(&mut self, units: u32, slots: u64) -> CommandSpec {
+        #[cfg(debug_assertions)]
+        let mut general = self.clone();
+        let draw = self.rng.unit();
+        let is_read = draw < self.read_fraction;
+        let trim = !is_read && draw < self.trim_below;
+        // `below` stays below `slots`: the slot needs no bound.
+        let first_unit = self.rng.below(slots) as u32 * units;
+        self.cursor = first_unit + units;
+        self.cursor_bytes = 0;
+        let command = CommandSpec::io(is_read, trim, first_unit, units);
+        #[cfg(debug_assertions)]
+        {
+            assert_eq!(
+                general.any_command(),
+                command,
+                "a plain command differs from the general one"
+            );
+            assert_eq!(
+                (general.cursor, general.rng.next_u64()),
+                (self.cursor, self.rng.clone().next_u64()),
+                "a plain command leaves the stream elsewhere"
+            );
+        }
+        command
+    }
+
+    /// The next command of any stream.
+    #[inline(never)]
+    fn any_command(&mut self) -> CommandSpec {
         if self.flush_every > 0 && self.unflushed >= self.flush_every {
             self.unflushed = 0;
             return CommandSpec::flush();
@@ -201,86 +260,6 @@ impl Synthetic {
     }
 }
 
-/// Zipf over ranks 1..=n with exponent `theta`, sampled in O(1) by rejection-inversion
-/// (W. Hörmann and G. Derflinger, "Rejection-inversion to generate variates from monotone
-/// discrete distributions", ACM TOMACS 6(3), 1996).
-#[derive(Debug)]
-pub struct Zipf {
-    items: u64,
-    exponent: f64,
-    h_integral_x1: f64,
-    h_integral_items: f64,
-    s: f64,
-}
-
-impl Zipf {
-    pub fn new(items: u64, exponent: f64) -> Zipf {
-        let mut zipf = Zipf {
-            items,
-            exponent,
-            h_integral_x1: 0.0,
-            h_integral_items: 0.0,
-            s: 0.0,
-        };
-        zipf.h_integral_x1 = zipf.h_integral(1.5) - 1.0;
-        zipf.h_integral_items = zipf.h_integral(items as f64 + 0.5);
-        zipf.s = 2.0 - zipf.h_integral_inverse(zipf.h_integral(2.5) - zipf.h(2.0));
-        zipf
-    }
-
-    pub fn items(&self) -> u64 {
-        self.items
-    }
-
-    /// A rank in 1..=items; rank k has probability proportional to k^(−theta).
-    pub fn sample(&self, rng: &mut Rng) -> u64 {
-        loop {
-            let u = self.h_integral_items + rng.unit() * (self.h_integral_x1 - self.h_integral_items);
-            let x = self.h_integral_inverse(u);
-            let k = (x + 0.5).floor().clamp(1.0, self.items as f64);
-            if k - x <= self.s || u >= self.h_integral(k + 0.5) - self.h(k) {
-                return k as u64;
-            }
-        }
-    }
-
-    fn h(&self, x: f64) -> f64 {
-        (-self.exponent * x.ln()).exp()
-    }
-
-    /// Integral of h from 1 to x: (x^(1−θ) − 1)/(1 − θ), or ln x at θ = 1.
-    fn h_integral(&self, x: f64) -> f64 {
-        let log_x = x.ln();
-        helper_expm1_over(((1.0 - self.exponent) * log_x).exp_m1(), (1.0 - self.exponent) * log_x) * log_x
-    }
-
-    fn h_integral_inverse(&self, y: f64) -> f64 {
-        let mut t = y * (1.0 - self.exponent);
-        if t < -1.0 {
-            t = -1.0;
-        }
-        (helper_ln1p_over(t) * y).exp()
-    }
-}
-
-/// (e^x − 1)/x, continuous at 0.
-fn helper_expm1_over(expm1: f64, x: f64) -> f64 {
-    if x.abs() > 1e-8 {
-        expm1 / x
-    } else {
-        1.0 + x / 2.0
-    }
-}
-
-/// ln(1 + x)/x, continuous at 0.
-fn helper_ln1p_over(x: f64) -> f64 {
-    if x.abs() > 1e-8 {
-        x.ln_1p() / x
-    } else {
-        1.0 - x / 2.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +316,57 @@ mod tests {
     }
 
     #[test]
+    fn plain_streams_draw_what_the_general_path_draws() {
+        let config = WorkloadConfig {
+            read_fraction: 0.6,
+            trim_fraction: 0.1,
+            block_size: ByteSize(8192),
+            ..WorkloadConfig::default()
+        };
+        let mut plain = generator(&config, 1001);
+        assert_eq!(plain.plain, Some((2, 500)));
+        let mut general = plain.clone();
+        general.plain = None;
+        for _ in 0..20_000 {
+            assert_eq!(plain.next_command(), general.next_command());
+        }
+        // Any feature on takes the general path.
+        let features = [
+            WorkloadConfig {
+                bssplit: vec![(ByteSize(4096), 1.0), (ByteSize(8192), 1.0)],
+                ..config.clone()
+            },
+            WorkloadConfig {
+                block_size: ByteSize(2048),
+                ..config.clone()
+            },
+            WorkloadConfig {
+                pattern: Pattern::Sequential,
+                ..config.clone()
+            },
+            WorkloadConfig {
+                sequential_fraction: 0.1,
+                ..config.clone()
+            },
+            WorkloadConfig {
+                distribution: Distribution::Zipf,
+                ..config.clone()
+            },
+            WorkloadConfig {
+                flush_every: 4,
+                ..config.clone()
+            },
+            WorkloadConfig {
+                fua_fraction: 0.5,
+                ..config.clone()
+            },
+        ];
+        for config in &features {
+            assert_eq!(generator(config, 1001).plain, None, "{config:?}");
+        }
+    }
+
+    #[test]
     fn sequential_wraps_in_span() {
         let config = WorkloadConfig {
             pattern: Pattern::Sequential,
@@ -387,26 +417,6 @@ mod tests {
         let mut synthetic = generator(&config, 1 << 20);
         let small = (0..40_000).filter(|_| synthetic.next_command().units == 1).count() as f64 / 40_000.0;
         assert!((small - 0.75).abs() < 0.01, "{small}");
-    }
-
-    #[test]
-    fn zipf_matches_its_probabilities() {
-        let zipf = Zipf::new(100, 1.2);
-        let mut rng = Rng::stream(2, "zipf");
-        let mut counts = [0u32; 101];
-        let draws = 400_000;
-        for _ in 0..draws {
-            counts[zipf.sample(&mut rng) as usize] += 1;
-        }
-        let normaliser: f64 = (1..=100).map(|k| (k as f64).powf(-1.2)).sum();
-        for k in [1usize, 2, 10, 50] {
-            let expected = (k as f64).powf(-1.2) / normaliser;
-            let observed = f64::from(counts[k]) / draws as f64;
-            assert!(
-                (observed - expected).abs() < 0.1 * expected + 0.0005,
-                "rank {k}: {observed} vs {expected}"
-            );
-        }
     }
 
     #[test]

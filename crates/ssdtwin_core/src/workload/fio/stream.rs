@@ -8,7 +8,7 @@ use super::zbd::{Queued, ZbdState};
 use crate::base::rng::Rng;
 use crate::base::time::Time;
 use crate::host::command::CommandSpec;
-use crate::workload::synthetic::Zipf;
+use crate::workload::zipf::Zipf;
 
 /// One I/O of a job, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
