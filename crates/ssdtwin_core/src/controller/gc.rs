@@ -123,10 +123,6 @@ impl Controller {
             let page = gc.next_page;
             self.gc[plane as usize].next_page += 1;
             let first = self.geometry.unit_address(gc.victim, page, 0);
-            if page + 1 < self.geometry.pages_per_block {
-                // The next page's forward entries, loaded now: their misses overlap what follows.
-                std::hint::black_box(self.ftl.mapping.touch_units(first + units_per_page, units_per_page));
-            }
             let units = (first..first + units_per_page)
                 .filter(|&unit| self.ftl.mapping.logical(unit) != NONE)
                 .count() as u32;

@@ -313,28 +313,6 @@ impl Mapping {
         }
     }
 
-    /// Loads the forward entries of the units `first..first + count` hold (their reverse entries,
-    /// then each named logical unit's entry) and returns a value made of them, for the caller to
-    /// pass to `black_box`: GC scans a victim's next page this way one page ahead, so the random
-    /// forward-map lines it will test arrive while it works on the current one (their misses
-    /// overlap other work instead of stalling the scan). It changes nothing.
-    #[inline]
-    pub fn touch_units(&self, first: u32, count: u32) -> u32 {
-        // Both arrays dereferenced once for the page (each dereference tests how it is stored).
-        let Some(reverse) = self.reverse.memory() else {
-            return 0; // a file-backed reverse map: its own cache decides what is loaded
-        };
-        let forward: &[u32] = &self.forward;
-        let mut touched = 0;
-        for physical in first..first + count {
-            if let Some(&stored) = reverse.get(physical as usize) {
-                let logical = stored ^ self.layout.logical(physical);
-                touched ^= forward.get(logical as usize).copied().unwrap_or(0);
-            }
-        }
-        touched
-    }
-
     /// The logical unit last written at `physical` as the reverse map holds it, valid or stale
     /// (for the tests that show a stale entry is not taken for valid data).
     #[inline]

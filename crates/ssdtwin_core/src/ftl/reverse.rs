@@ -34,22 +34,12 @@ impl Default for Reverse {
 }
 
 impl Reverse {
-    /// The stored entry of `physical`. Inlined always: GC tests every unit of a victim through
-    /// it, and a call costs more than the load (the file's path stays a call).
-    #[inline(always)]
+    /// The stored entry of `physical`.
+    #[inline]
     pub fn get(&self, physical: u32) -> u32 {
         match self {
             Reverse::Memory(array) => array[physical as usize],
             Reverse::File(file) => file.get(physical as usize),
-        }
-    }
-
-    /// The entries as a slice when they are in memory (`None` for a file-backed map).
-    #[inline]
-    pub fn memory(&self) -> Option<&[u32]> {
-        match self {
-            Reverse::Memory(array) => Some(array),
-            Reverse::File(_) => None,
         }
     }
 
