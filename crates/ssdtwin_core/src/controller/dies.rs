@@ -304,34 +304,86 @@ impl Controller {
         } else {
             cx.die(StateChange::DieSensed { die });
         }
-        let super::ops::FlashOp { kind, cost, .. } = self.ops.remove(op);
-        let data_out = kind.is_array_read();
-        match kind {
-            OpKind::HostRead { .. } => {
-                let state = &mut self.dies[die as usize];
-                let batch = if from_output {
-                    &mut state.output_batch
-                } else {
-                    &mut state.batch
-                };
-                let served = std::mem::take(batch);
-                state.host_slots -= served.len() as u32;
-                if self.reliability.is_some() {
-                    for &transaction in &served {
-                        self.decode_read(transaction, cost, cx);
-                    }
-                } else {
-                    for &transaction in &served {
-                        self.finish_read_transaction(transaction, cx);
-                    }
-                }
-                let state = &mut self.dies[die as usize];
-                if from_output {
-                    state.output_batch = served;
-                } else {
-                    state.batch = served;
-                }
+        // A host read (most operations) uses only its cost: read in place, not copied out whole.
+        let data_out = if let OpKind::HostRead { .. } = self.ops[op].kind {
+            let cost = self.ops[op].cost;
+            self.ops.release(op);
+            self.host_read_done(die, from_output, cost, cx);
+            true
+        } else {
+            let kind = self.ops.remove(op).kind;
+            self.other_op_done(die, kind, cx);
+            kind.is_array_read()
+        };
+        if self.dies[die as usize].held {
+            self.move_to_output(die, cx);
+        }
+        if !self.relocations.is_empty() {
+            self.run_relocations(cx);
+        }
+        if self.array_cap == u32::MAX {
+            self.try_start(die, cx);
+        } else {
+            self.wake_channel(die, cx);
+        }
+        // A read's data out just ended: its die hands the channel on to the next waiting die.
+        let channel = self.geometry.channel_of_die(die);
+        if data_out
+            && self.channels[channel as usize].free_at == cx.now
+            && self.channels[channel as usize].take_hand_on()
+        {
+            self.on_channel_free(channel, cx);
+        }
+        if self.dram.is_some() {
+            self.flush(cx);
+        }
+        if let Some((pending_die, pending_op)) = self.pending_program {
+            let state = &mut self.dies[pending_die as usize];
+            if state.host_slots < self.die_queue_depth {
+                state.queues.host.push_back(pending_op);
+                state.host_slots += 1;
+                self.pending_program = None;
+                self.try_start(pending_die, cx);
             }
+        }
+        if self.draining || self.durability.waiting() {
+            self.program_open_page(cx);
+        }
+        self.admit(cx);
+    }
+
+    /// A host read's data went out: each transaction it served is done.
+    #[inline(always)]
+    fn host_read_done<O: Observer>(&mut self, die: u32, from_output: bool, cost: ReadCost, cx: &mut Context<O>) {
+        let state = &mut self.dies[die as usize];
+        let batch = if from_output {
+            &mut state.output_batch
+        } else {
+            &mut state.batch
+        };
+        let served = std::mem::take(batch);
+        state.host_slots -= served.len() as u32;
+        if self.reliability.is_some() {
+            for &transaction in &served {
+                self.decode_read(transaction, cost, cx);
+            }
+        } else {
+            for &transaction in &served {
+                self.finish_read_transaction(transaction, cx);
+            }
+        }
+        let state = &mut self.dies[die as usize];
+        if from_output {
+            state.output_batch = served;
+        } else {
+            state.batch = served;
+        }
+    }
+
+    /// Any other operation ended on `die`.
+    fn other_op_done<O: Observer>(&mut self, die: u32, kind: OpKind, cx: &mut Context<O>) {
+        match kind {
+            OpKind::HostRead { .. } => unreachable!("a host read ends in `host_read_done`"),
             OpKind::GcRead { block, page, units } => self.on_gc_read_done(block, page, units, cx),
             OpKind::CopyRead { .. } => {}
             OpKind::Program {
@@ -376,41 +428,6 @@ impl Controller {
             OpKind::SlcErase { block } => self.on_slc_erase_done(block),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
-        if self.dies[die as usize].held {
-            self.move_to_output(die, cx);
-        }
-        if !self.relocations.is_empty() {
-            self.run_relocations(cx);
-        }
-        if self.array_cap == u32::MAX {
-            self.try_start(die, cx);
-        } else {
-            self.wake_channel(die, cx);
-        }
-        // A read's data out just ended: its die hands the channel on to the next waiting die.
-        let channel = self.geometry.channel_of_die(die);
-        if data_out
-            && self.channels[channel as usize].free_at == cx.now
-            && self.channels[channel as usize].take_hand_on()
-        {
-            self.on_channel_free(channel, cx);
-        }
-        if self.dram.is_some() {
-            self.flush(cx);
-        }
-        if let Some((pending_die, pending_op)) = self.pending_program {
-            let state = &mut self.dies[pending_die as usize];
-            if state.host_slots < self.die_queue_depth {
-                state.queues.host.push_back(pending_op);
-                state.host_slots += 1;
-                self.pending_program = None;
-                self.try_start(pending_die, cx);
-            }
-        }
-        if self.draining || self.durability.waiting() {
-            self.program_open_page(cx);
-        }
-        self.admit(cx);
     }
 }
 
