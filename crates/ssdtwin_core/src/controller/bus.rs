@@ -224,7 +224,12 @@ impl Controller {
     /// was for another chip; returns when it ends.
     #[inline(always)]
     fn occupy(&mut self, die: u32, now: Time, length: Duration) -> Time {
-        let channel = self.geometry.channel_of_die(die);
+        self.occupy_on(self.geometry.channel_of_die(die), die, now, length)
+    }
+
+    /// [`Self::occupy`] of `die` on its `channel`, known to the caller.
+    #[inline(always)]
+    fn occupy_on(&mut self, channel: u32, die: u32, now: Time, length: Duration) -> Time {
         let before = self.channel_change.before(channel);
         let chip = self.geometry.chip_of_die(die);
         self.channels[channel as usize].occupy(now, chip, before, length)
@@ -260,15 +265,17 @@ impl Controller {
 
     /// A read's data out of `units` mapping units, granted now: only the codewords it needs
     /// (column addressing).
+    #[inline(always)]
     fn data_out<O: Observer>(&mut self, die: u32, op: u32, units: u32, cx: &mut Context<O>) {
         let mut transfer = self.read_transfer(units);
         if let Some(reliability) = &self.reliability {
             // Each retry's data and the soft bits go out too.
             transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));
         }
-        let done = self.occupy(die, cx.now, transfer);
+        let channel = self.geometry.channel_of_die(die);
+        let done = self.occupy_on(channel, die, cx.now, transfer);
         // `DieDone` at `done` hands the channel on (`on_die_done`).
-        self.channels[self.geometry.channel_of_die(die) as usize].owner_hands_on();
+        self.channels[channel as usize].owner_hands_on();
         let bytes = u64::from(units) * self.geometry.unit_bytes;
         report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
         cx.events.schedule(done, Event::DieDone { die });

@@ -170,12 +170,13 @@ impl Controller {
         let need = match self.ops[op].kind {
             OpKind::HostRead { transaction } => {
                 // Serve every queued host read of the same page with this one sense.
-                let physical = self.transactions[transaction].physical;
+                // Its page's number, divided once: a merged read's unit is of the same page when
+                // it has the same quotient.
                 let units_per_page = self.geometry.units_per_page;
-                let page_start = physical - rem(physical, units_per_page);
+                let page = div(self.transactions[transaction].physical, units_per_page);
                 state.batch.clear();
                 state.batch.push(transaction);
-                let bucket = page_bucket(physical, units_per_page);
+                let bucket = bucket_of_page(page);
                 state.read_pages[bucket] -= 1;
                 // Only a read whose page shares the bucket can be of the same page.
                 let mut index = if state.read_pages[bucket] == 0 {
@@ -186,8 +187,7 @@ impl Controller {
                 while index < state.queues.host.len() {
                     let other = state.queues.host[index];
                     if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
-                        let merged_physical = self.transactions[merged].physical;
-                        if merged_physical - rem(merged_physical, units_per_page) == page_start {
+                        if div(self.transactions[merged].physical, units_per_page) == page {
                             state.batch.push(merged);
                             state.read_pages[bucket] -= 1;
                             state.queues.host.remove(index);
@@ -197,7 +197,7 @@ impl Controller {
                     }
                     index += 1;
                 }
-                let (_, page_type) = self.page_types.div_rem(self.geometry.page_of_unit(physical));
+                let (_, page_type) = self.page_types.div_rem(rem(page, self.geometry.pages_per_block));
                 state.page_type = page_type as u8;
                 self.tally.reads += 1;
                 Need::Command
@@ -436,5 +436,11 @@ impl Controller {
 /// bits would put in one bucket.
 #[inline(always)]
 fn page_bucket(physical: u32, units_per_page: u32) -> usize {
-    (div(physical, units_per_page).wrapping_mul(0x9E37_79B9) >> 27) as usize
+    bucket_of_page(div(physical, units_per_page))
+}
+
+/// [`page_bucket`] of the page numbered `page` (unit / units per page).
+#[inline(always)]
+fn bucket_of_page(page: u32) -> usize {
+    (page.wrapping_mul(0x9E37_79B9) >> 27) as usize
 }
