@@ -356,7 +356,7 @@ impl Controller {
         self.blocked_read.transaction = NONE;
         self.frame_used += 1;
         self.transactions[transaction].physical = physical;
-        self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
+        self.enqueue_host_read(die, transaction, physical, cx);
         true
     }
 

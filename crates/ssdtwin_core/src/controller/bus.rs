@@ -19,7 +19,19 @@ impl Controller {
     /// free, else it waits.
     #[inline(always)]
     pub(super) fn request_channel<O: Observer>(&mut self, die: u32, need: Need, slot: Slot, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die);
+        self.request_channel_on(self.geometry.channel_of_die(die), die, need, slot, cx);
+    }
+
+    /// [`Self::request_channel`] on `die`'s `channel`, known to the caller.
+    #[inline(always)]
+    pub(super) fn request_channel_on<O: Observer>(
+        &mut self,
+        channel: u32,
+        die: u32,
+        need: Need,
+        slot: Slot,
+        cx: &mut Context<O>,
+    ) {
         match self.channels[channel as usize].request(cx.now, die, need) {
             Grant::Now => match slot {
                 Slot::Running => self.granted(die, need, cx),

@@ -84,6 +84,28 @@ impl Controller {
         self.try_start(die, cx);
     }
 
+    /// [`Self::enqueue_op`] of a host read of unit `physical` (admission's, most operations),
+    /// without the tests of its kind and slot, and with its unit as the caller has it.
+    #[inline]
+    pub(super) fn enqueue_host_read<O: Observer>(
+        &mut self,
+        die: u32,
+        transaction: u32,
+        physical: u32,
+        cx: &mut Context<O>,
+    ) {
+        let op = self.new_host_read(transaction, cx.now);
+        debug_assert_eq!(self.transactions[transaction].physical, physical);
+        let state = &mut self.dies[die as usize];
+        state.queues.host.push_back(op);
+        state.read_pages[page_bucket(physical, self.geometry.units_per_page)] += 1;
+        state.host_slots += 1;
+        if state.array.is_some() {
+            self.request_suspend(die, cx);
+        }
+        self.try_start(die, cx);
+    }
+
     /// Queues a GC or copy operation in the die's internal queue.
     pub(super) fn enqueue_internal_op<O: Observer>(&mut self, die: u32, kind: OpKind, cx: &mut Context<O>) {
         let op = self.new_op(kind, cx.now);
@@ -265,11 +287,11 @@ impl Controller {
     /// current (the sense profile ends now).
     #[inline(always)]
     fn request_data_out<O: Observer>(&mut self, die: u32, slot: Slot, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die) as usize;
-        if !self.channels[channel].is_free(cx.now) {
+        let channel = self.geometry.channel_of_die(die);
+        if !self.channels[channel as usize].is_free(cx.now) {
             cx.die(StateChange::DieSensed { die });
         }
-        self.request_channel(die, Need::Data, slot, cx);
+        self.request_channel_on(channel, die, Need::Data, slot, cx);
     }
 
     /// Sensed data waits in the page register for the channel (with cache read: in the cache
