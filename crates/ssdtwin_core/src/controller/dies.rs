@@ -383,6 +383,14 @@ impl Controller {
         } else {
             &mut state.batch
         };
+        // One read served (the common case): its transaction is read out, so the list stays in
+        // place rather than be taken and put back (which drops the empty list left meanwhile).
+        if let ([transaction], None) = (&batch[..], &self.reliability) {
+            let transaction = *transaction;
+            state.host_slots -= 1;
+            self.finish_read_transaction(transaction, cx);
+            return;
+        }
         let served = std::mem::take(batch);
         state.host_slots -= served.len() as u32;
         if self.reliability.is_some() {
