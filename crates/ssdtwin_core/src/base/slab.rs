@@ -40,6 +40,13 @@ impl<T: Copy> Slab<T> {
         self.free.push(id);
         self.items[id as usize]
     }
+
+    /// Frees slot `id` without copying its item out: [`Self::remove`] of a large item whose
+    /// fields the caller has already read in place copies the whole of it for nothing.
+    #[inline]
+    pub fn release(&mut self, id: u32) {
+        self.free.push(id);
+    }
 }
 
 impl<T> std::ops::Index<u32> for Slab<T> {
@@ -71,6 +78,8 @@ mod tests {
         assert_eq!(slab.insert(40), 1, "the other freed slot");
         assert_eq!(slab.reuse(), None);
         assert_eq!(slab.insert(50), 4, "a new slot once none is free");
+        slab.release(2);
+        assert_eq!(slab.reuse(), Some(2), "a released slot is free like a removed one");
         assert_eq!(slab.items, [10, 40, 12, 30, 50]);
     }
 }

@@ -356,7 +356,7 @@ impl Controller {
         self.blocked_read.transaction = NONE;
         self.frame_used += 1;
         self.transactions[transaction].physical = physical;
-        self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
+        self.enqueue_host_read(die, transaction, physical, cx);
         true
     }
 
@@ -454,7 +454,7 @@ impl Controller {
 
     /// A read transaction has its data; the frame-buffer slot frees (the caller admits more).
     /// A command whose data is all there goes back to the host.
-    #[inline]
+    #[inline(always)]
     pub(super) fn finish_read_transaction<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         let record = self.transactions[transaction];
         if record.partial {
@@ -468,7 +468,9 @@ impl Controller {
                 self.cache_read_unit(record.logical, cx);
             }
         }
-        let command = self.transactions.remove(transaction).command;
+        // Its command read above: the slot is freed without copying the record out.
+        let command = record.command;
+        self.transactions.release(transaction);
         self.frame_used -= 1;
         let record = &mut self.commands[command];
         record.remaining -= 1;

@@ -19,7 +19,19 @@ impl Controller {
     /// free, else it waits.
     #[inline(always)]
     pub(super) fn request_channel<O: Observer>(&mut self, die: u32, need: Need, slot: Slot, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die);
+        self.request_channel_on(self.geometry.channel_of_die(die), die, need, slot, cx);
+    }
+
+    /// [`Self::request_channel`] on `die`'s `channel`, known to the caller.
+    #[inline(always)]
+    pub(super) fn request_channel_on<O: Observer>(
+        &mut self,
+        channel: u32,
+        die: u32,
+        need: Need,
+        slot: Slot,
+        cx: &mut Context<O>,
+    ) {
         match self.channels[channel as usize].request(cx.now, die, need) {
             Grant::Now => match slot {
                 Slot::Running => self.granted(die, need, cx),
@@ -63,6 +75,17 @@ impl Controller {
         let op = self.dies[die as usize]
             .running
             .expect("a die with the channel runs an operation");
+        // A host read (most grants) goes straight on, its operation's kind not copied out whole.
+        if let OpKind::HostRead { .. } = self.ops[op].kind {
+            match need {
+                Need::Command => self.sense(die, op, false, cx),
+                Need::Data => {
+                    let batch = self.dies[die as usize].batch.len() as u32;
+                    self.data_out(die, op, batch, cx);
+                }
+            }
+            return;
+        }
         let kind = self.ops[op].kind;
         match (kind, need) {
             (
@@ -162,32 +185,37 @@ impl Controller {
                 let start = self.occupy(die, now, self.timing.command);
                 self.begin_array(die, op, ArrayKind::Erase, start, self.timing.erase, cx);
             }
-            (_, Need::Command) => {
-                // A read: command and address cycles, then t_R with the channel free.
-                let sensing = self.occupy(die, now, self.timing.command);
-                let page_type = self.dies[die as usize].page_type;
-                let mut t_read = self.timing.read[page_type as usize];
-                if let Some(reliability) = &self.reliability {
-                    // Read retries and soft senses: more senses back to back (reliability.rs).
-                    t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
-                }
-                if matches!(kind, OpKind::FoldRead(_)) {
-                    self.slc_die_time(FoldStep::Read, t_read);
-                }
-                cx.die(StateChange::DieOpStart {
-                    die,
-                    start: sensing,
-                    class: OpClass::Read,
-                    page_type,
-                    duration: t_read,
-                });
-                cx.events.schedule(sensing + t_read, Event::ReadSensed { die });
-            }
+            (_, Need::Command) => self.sense(die, op, matches!(kind, OpKind::FoldRead(_)), cx),
             (_, Need::Data) => {
                 let batch = self.dies[die as usize].batch.len() as u32;
-                self.data_out(die, op, batch, cx);
+                self.data_out(die, op, self.read_units(op, batch), cx);
             }
         }
+    }
+
+    /// A read's command and address cycles, granted now, then t_R with the channel free (`fold`:
+    /// an SLC fold's read, whose die time the fold counts).
+    #[inline(always)]
+    fn sense<O: Observer>(&mut self, die: u32, op: u32, fold: bool, cx: &mut Context<O>) {
+        let now = cx.now;
+        let sensing = self.occupy(die, now, self.timing.command);
+        let page_type = self.dies[die as usize].page_type;
+        let mut t_read = self.timing.read[page_type as usize];
+        if let Some(reliability) = &self.reliability {
+            // Read retries and soft senses: more senses back to back (reliability.rs).
+            t_read = t_read * (1 + u64::from(reliability.extra_senses(self.ops[op].cost)));
+        }
+        if fold {
+            self.slc_die_time(FoldStep::Read, t_read);
+        }
+        cx.die(StateChange::DieOpStart {
+            die,
+            start: sensing,
+            class: OpClass::Read,
+            page_type,
+            duration: t_read,
+        });
+        cx.events.schedule(sensing + t_read, Event::ReadSensed { die });
     }
 
     /// An erase of `erase` array time (native or SLC mode): its command cycles, then the array.
@@ -208,7 +236,12 @@ impl Controller {
     /// was for another chip; returns when it ends.
     #[inline(always)]
     fn occupy(&mut self, die: u32, now: Time, length: Duration) -> Time {
-        let channel = self.geometry.channel_of_die(die);
+        self.occupy_on(self.geometry.channel_of_die(die), die, now, length)
+    }
+
+    /// [`Self::occupy`] of `die` on its `channel`, known to the caller.
+    #[inline(always)]
+    fn occupy_on(&mut self, channel: u32, die: u32, now: Time, length: Duration) -> Time {
         let before = self.channel_change.before(channel);
         let chip = self.geometry.chip_of_die(die);
         self.channels[channel as usize].occupy(now, chip, before, length)
@@ -230,23 +263,31 @@ impl Controller {
         self.timing.command + self.read_transfer(units)
     }
 
-    /// A read's data out, granted now: only the codewords it needs (column addressing).
-    fn data_out<O: Observer>(&mut self, die: u32, op: u32, batch: u32, cx: &mut Context<O>) {
-        let units = match self.ops[op].kind {
+    /// The mapping units read operation `op` moves out, `batch` for a host read (its merged
+    /// reads of one page).
+    fn read_units(&self, op: u32, batch: u32) -> u32 {
+        match self.ops[op].kind {
             OpKind::HostRead { .. } => batch,
             OpKind::GcRead { units, .. } => units,
             OpKind::MappingRead { .. } => self.geometry.units_per_page,
             OpKind::FoldRead(fold) => fold.units,
             _ => 1,
-        };
+        }
+    }
+
+    /// A read's data out of `units` mapping units, granted now: only the codewords it needs
+    /// (column addressing).
+    #[inline(always)]
+    fn data_out<O: Observer>(&mut self, die: u32, op: u32, units: u32, cx: &mut Context<O>) {
         let mut transfer = self.read_transfer(units);
         if let Some(reliability) = &self.reliability {
             // Each retry's data and the soft bits go out too.
             transfer = transfer * (1 + u64::from(reliability.extra_transfers(self.ops[op].cost)));
         }
-        let done = self.occupy(die, cx.now, transfer);
+        let channel = self.geometry.channel_of_die(die);
+        let done = self.occupy_on(channel, die, cx.now, transfer);
         // `DieDone` at `done` hands the channel on (`on_die_done`).
-        self.channels[self.geometry.channel_of_die(die) as usize].owner_hands_on();
+        self.channels[channel as usize].owner_hands_on();
         let bytes = u64::from(units) * self.geometry.unit_bytes;
         report_transfer(cx, die, (done, transfer), Direction::Out, bytes);
         cx.events.schedule(done, Event::DieDone { die });
@@ -257,7 +298,7 @@ impl Controller {
         let state = &self.dies[die as usize];
         let op = state.output.expect("a read in the cache register");
         let batch = state.output_batch.len() as u32;
-        self.data_out(die, op, batch, cx);
+        self.data_out(die, op, self.read_units(op, batch), cx);
     }
 }
 

@@ -84,6 +84,28 @@ impl Controller {
         self.try_start(die, cx);
     }
 
+    /// [`Self::enqueue_op`] of a host read of unit `physical` (admission's, most operations),
+    /// without the tests of its kind and slot, and with its unit as the caller has it.
+    #[inline]
+    pub(super) fn enqueue_host_read<O: Observer>(
+        &mut self,
+        die: u32,
+        transaction: u32,
+        physical: u32,
+        cx: &mut Context<O>,
+    ) {
+        let op = self.new_host_read(transaction, cx.now);
+        debug_assert_eq!(self.transactions[transaction].physical, physical);
+        let state = &mut self.dies[die as usize];
+        state.queues.host.push_back(op);
+        state.read_pages[page_bucket(physical, self.geometry.units_per_page)] += 1;
+        state.host_slots += 1;
+        if state.array.is_some() {
+            self.request_suspend(die, cx);
+        }
+        self.try_start(die, cx);
+    }
+
     /// Queues a GC or copy operation in the die's internal queue.
     pub(super) fn enqueue_internal_op<O: Observer>(&mut self, die: u32, kind: OpKind, cx: &mut Context<O>) {
         let op = self.new_op(kind, cx.now);
@@ -170,12 +192,13 @@ impl Controller {
         let need = match self.ops[op].kind {
             OpKind::HostRead { transaction } => {
                 // Serve every queued host read of the same page with this one sense.
-                let physical = self.transactions[transaction].physical;
+                // Its page's number, divided once: a merged read's unit is of the same page when
+                // it has the same quotient.
                 let units_per_page = self.geometry.units_per_page;
-                let page_start = physical - rem(physical, units_per_page);
+                let page = div(self.transactions[transaction].physical, units_per_page);
                 state.batch.clear();
                 state.batch.push(transaction);
-                let bucket = page_bucket(physical, units_per_page);
+                let bucket = bucket_of_page(page);
                 state.read_pages[bucket] -= 1;
                 // Only a read whose page shares the bucket can be of the same page.
                 let mut index = if state.read_pages[bucket] == 0 {
@@ -186,8 +209,7 @@ impl Controller {
                 while index < state.queues.host.len() {
                     let other = state.queues.host[index];
                     if let OpKind::HostRead { transaction: merged } = self.ops[other].kind {
-                        let merged_physical = self.transactions[merged].physical;
-                        if merged_physical - rem(merged_physical, units_per_page) == page_start {
+                        if div(self.transactions[merged].physical, units_per_page) == page {
                             state.batch.push(merged);
                             state.read_pages[bucket] -= 1;
                             state.queues.host.remove(index);
@@ -197,7 +219,7 @@ impl Controller {
                     }
                     index += 1;
                 }
-                let (_, page_type) = self.page_types.div_rem(self.geometry.page_of_unit(physical));
+                let (_, page_type) = self.page_types.div_rem(rem(page, self.geometry.pages_per_block));
                 state.page_type = page_type as u8;
                 self.tally.reads += 1;
                 Need::Command
@@ -265,11 +287,11 @@ impl Controller {
     /// current (the sense profile ends now).
     #[inline(always)]
     fn request_data_out<O: Observer>(&mut self, die: u32, slot: Slot, cx: &mut Context<O>) {
-        let channel = self.geometry.channel_of_die(die) as usize;
-        if !self.channels[channel].is_free(cx.now) {
+        let channel = self.geometry.channel_of_die(die);
+        if !self.channels[channel as usize].is_free(cx.now) {
             cx.die(StateChange::DieSensed { die });
         }
-        self.request_channel(die, Need::Data, slot, cx);
+        self.request_channel_on(channel, die, Need::Data, slot, cx);
     }
 
     /// Sensed data waits in the page register for the channel (with cache read: in the cache
@@ -304,34 +326,94 @@ impl Controller {
         } else {
             cx.die(StateChange::DieSensed { die });
         }
-        let super::ops::FlashOp { kind, cost, .. } = self.ops.remove(op);
-        let data_out = kind.is_array_read();
-        match kind {
-            OpKind::HostRead { .. } => {
-                let state = &mut self.dies[die as usize];
-                let batch = if from_output {
-                    &mut state.output_batch
-                } else {
-                    &mut state.batch
-                };
-                let served = std::mem::take(batch);
-                state.host_slots -= served.len() as u32;
-                if self.reliability.is_some() {
-                    for &transaction in &served {
-                        self.decode_read(transaction, cost, cx);
-                    }
-                } else {
-                    for &transaction in &served {
-                        self.finish_read_transaction(transaction, cx);
-                    }
-                }
-                let state = &mut self.dies[die as usize];
-                if from_output {
-                    state.output_batch = served;
-                } else {
-                    state.batch = served;
-                }
+        // A host read (most operations) uses only its cost: read in place, not copied out whole.
+        let data_out = if let OpKind::HostRead { .. } = self.ops[op].kind {
+            let cost = self.ops[op].cost;
+            self.ops.release(op);
+            self.host_read_done(die, from_output, cost, cx);
+            true
+        } else {
+            let kind = self.ops.remove(op).kind;
+            self.other_op_done(die, kind, cx);
+            kind.is_array_read()
+        };
+        if self.dies[die as usize].held {
+            self.move_to_output(die, cx);
+        }
+        if !self.relocations.is_empty() {
+            self.run_relocations(cx);
+        }
+        if self.array_cap == u32::MAX {
+            self.try_start(die, cx);
+        } else {
+            self.wake_channel(die, cx);
+        }
+        // A read's data out just ended: its die hands the channel on to the next waiting die.
+        let channel = self.geometry.channel_of_die(die);
+        if data_out
+            && self.channels[channel as usize].free_at == cx.now
+            && self.channels[channel as usize].take_hand_on()
+        {
+            self.on_channel_free(channel, cx);
+        }
+        if self.dram.is_some() {
+            self.flush(cx);
+        }
+        if let Some((pending_die, pending_op)) = self.pending_program {
+            let state = &mut self.dies[pending_die as usize];
+            if state.host_slots < self.die_queue_depth {
+                state.queues.host.push_back(pending_op);
+                state.host_slots += 1;
+                self.pending_program = None;
+                self.try_start(pending_die, cx);
             }
+        }
+        if self.draining || self.durability.waiting() {
+            self.program_open_page(cx);
+        }
+        self.admit(cx);
+    }
+
+    /// A host read's data went out: each transaction it served is done.
+    #[inline(always)]
+    fn host_read_done<O: Observer>(&mut self, die: u32, from_output: bool, cost: ReadCost, cx: &mut Context<O>) {
+        let state = &mut self.dies[die as usize];
+        let batch = if from_output {
+            &mut state.output_batch
+        } else {
+            &mut state.batch
+        };
+        // One read served (the common case): its transaction is read out, so the list stays in
+        // place rather than be taken and put back (which drops the empty list left meanwhile).
+        if let ([transaction], None) = (&batch[..], &self.reliability) {
+            let transaction = *transaction;
+            state.host_slots -= 1;
+            self.finish_read_transaction(transaction, cx);
+            return;
+        }
+        let served = std::mem::take(batch);
+        state.host_slots -= served.len() as u32;
+        if self.reliability.is_some() {
+            for &transaction in &served {
+                self.decode_read(transaction, cost, cx);
+            }
+        } else {
+            for &transaction in &served {
+                self.finish_read_transaction(transaction, cx);
+            }
+        }
+        let state = &mut self.dies[die as usize];
+        if from_output {
+            state.output_batch = served;
+        } else {
+            state.batch = served;
+        }
+    }
+
+    /// Any other operation ended on `die`.
+    fn other_op_done<O: Observer>(&mut self, die: u32, kind: OpKind, cx: &mut Context<O>) {
+        match kind {
+            OpKind::HostRead { .. } => unreachable!("a host read ends in `host_read_done`"),
             OpKind::GcRead { block, page, units } => self.on_gc_read_done(block, page, units, cx),
             OpKind::CopyRead { .. } => {}
             OpKind::Program {
@@ -376,41 +458,6 @@ impl Controller {
             OpKind::SlcErase { block } => self.on_slc_erase_done(block),
             OpKind::Probe { id, .. } => self.probe_done[id as usize] = Some(cx.now),
         }
-        if self.dies[die as usize].held {
-            self.move_to_output(die, cx);
-        }
-        if !self.relocations.is_empty() {
-            self.run_relocations(cx);
-        }
-        if self.array_cap == u32::MAX {
-            self.try_start(die, cx);
-        } else {
-            self.wake_channel(die, cx);
-        }
-        // A read's data out just ended: its die hands the channel on to the next waiting die.
-        let channel = self.geometry.channel_of_die(die);
-        if data_out
-            && self.channels[channel as usize].free_at == cx.now
-            && self.channels[channel as usize].take_hand_on()
-        {
-            self.on_channel_free(channel, cx);
-        }
-        if self.dram.is_some() {
-            self.flush(cx);
-        }
-        if let Some((pending_die, pending_op)) = self.pending_program {
-            let state = &mut self.dies[pending_die as usize];
-            if state.host_slots < self.die_queue_depth {
-                state.queues.host.push_back(pending_op);
-                state.host_slots += 1;
-                self.pending_program = None;
-                self.try_start(pending_die, cx);
-            }
-        }
-        if self.draining || self.durability.waiting() {
-            self.program_open_page(cx);
-        }
-        self.admit(cx);
     }
 }
 
@@ -419,5 +466,11 @@ impl Controller {
 /// bits would put in one bucket.
 #[inline(always)]
 fn page_bucket(physical: u32, units_per_page: u32) -> usize {
-    (div(physical, units_per_page).wrapping_mul(0x9E37_79B9) >> 27) as usize
+    bucket_of_page(div(physical, units_per_page))
+}
+
+/// [`page_bucket`] of the page numbered `page` (unit / units per page).
+#[inline(always)]
+fn bucket_of_page(page: u32) -> usize {
+    (page.wrapping_mul(0x9E37_79B9) >> 27) as usize
 }
