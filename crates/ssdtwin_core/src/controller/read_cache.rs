@@ -10,6 +10,8 @@
 
 use std::collections::HashMap;
 
+use super::buffer::FastHash;
+
 /// No node (list end).
 const NIL: u32 = u32::MAX;
 /// Sequential streams tracked at once.
@@ -52,7 +54,9 @@ pub struct ReadCache {
     capacity: u32,
     /// Units to read ahead of a sequential stream (0: no read-ahead).
     pub read_ahead: u32,
-    index: HashMap<u32, u32>,
+    /// Logical unit → node. The controller's integer hasher (`buffer::FastHash`): SipHash cost
+    /// three hashes per read of a cache that misses (look up, insert, evict) for keys no one chooses.
+    index: HashMap<u32, u32, FastHash>,
     nodes: Vec<Node>,
     free: Vec<u32>,
     /// Most and least recently used nodes.
@@ -69,7 +73,7 @@ impl ReadCache {
         (capacity > 0).then(|| ReadCache {
             capacity,
             read_ahead,
-            index: HashMap::new(),
+            index: HashMap::default(),
             nodes: Vec::new(),
             free: Vec::new(),
             newest: NIL,
