@@ -54,25 +54,17 @@ impl Controller {
         id
     }
 
-    /// Queues an operation in the die's target command queue (`takes_slot`: it counts against the
-    /// queue's depth); a host read there may suspend a program or erase.
+    /// Queues an operation other than a host read (those take [`Self::enqueue_host_read`]) in the
+    /// die's target command queue (`takes_slot`: it counts against the queue's depth); a probe's
+    /// read there may suspend a program or erase.
     pub(super) fn enqueue_op<O: Observer>(&mut self, die: u32, kind: OpKind, takes_slot: bool, cx: &mut Context<O>) {
-        let op = match kind {
-            OpKind::HostRead { transaction } => self.new_host_read(transaction, cx.now),
-            _ => self.new_op(kind, cx.now),
-        };
-        // FIFO orders a die's host and internal operations by this number (a slot reused with a
-        // stale one would put a host read ahead of older GC work; no report showed it).
-        debug_assert_eq!(
-            self.ops[op].sequence, self.op_sequence,
-            "a new operation carries the newest sequence"
+        debug_assert!(
+            !matches!(kind, OpKind::HostRead { .. }),
+            "host reads are queued by enqueue_host_read"
         );
+        let op = self.new_op(kind, cx.now);
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);
-        if let OpKind::HostRead { transaction } = kind {
-            let bucket = page_bucket(self.transactions[transaction].physical, self.geometry.units_per_page);
-            state.read_pages[bucket] += 1;
-        }
         if takes_slot {
             state.host_slots += 1;
         }
@@ -84,9 +76,10 @@ impl Controller {
         self.try_start(die, cx);
     }
 
-    /// [`Self::enqueue_op`] of a host read of unit `physical` (admission's, most operations),
-    /// without the tests of its kind and slot, and with its unit as the caller has it.
-    #[inline]
+    /// Queues a host read of unit `physical` (its transaction's, as the caller has it) in the
+    /// die's target command queue, where it takes a slot and may suspend a program or erase.
+    /// Inlined always: admission queues most operations through it.
+    #[inline(always)]
     pub(super) fn enqueue_host_read<O: Observer>(
         &mut self,
         die: u32,
@@ -95,6 +88,12 @@ impl Controller {
         cx: &mut Context<O>,
     ) {
         let op = self.new_host_read(transaction, cx.now);
+        // FIFO orders a die's host and internal operations by this number (a slot reused with a
+        // stale one would put a host read ahead of older GC work; no report showed it).
+        debug_assert_eq!(
+            self.ops[op].sequence, self.op_sequence,
+            "a new operation carries the newest sequence"
+        );
         debug_assert_eq!(self.transactions[transaction].physical, physical);
         let state = &mut self.dies[die as usize];
         state.queues.host.push_back(op);

@@ -6,7 +6,7 @@
 //! it) and takes no frame-buffer slot; it is skipped when the unit is cached or already being read
 //! ahead, or its data is not on flash.
 
-use super::ops::{OpKind, Transaction};
+use super::ops::Transaction;
 use super::read_cache::ReadCache;
 use super::Controller;
 use crate::base::event::Event;
@@ -80,7 +80,7 @@ impl Controller {
             if let Some(cache) = self.read_cache.as_deref_mut() {
                 cache.stats.prefetched += 1;
             }
-            self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
+            self.enqueue_host_read(die, transaction, physical, cx);
         }
         self.read_ahead = noted;
         self.read_ahead.clear();

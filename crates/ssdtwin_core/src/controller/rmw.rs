@@ -11,7 +11,6 @@
 //! acknowledge first and merge at flush time), and the unit's location is taken from the mapping
 //! table without a translation-page miss of its own (the write's own mapping update pays that).
 
-use super::ops::OpKind;
 use super::Controller;
 use crate::ftl::mapping::NONE;
 use crate::observe::{Context, Observer};
@@ -48,7 +47,7 @@ impl Controller {
         self.frame_used += 1;
         self.transactions[transaction].physical = physical;
         self.tally.rmw_reads += 1;
-        self.enqueue_op(die, OpKind::HostRead { transaction }, true, cx);
+        self.enqueue_host_read(die, transaction, physical, cx);
         OldData::Reading
     }
 
