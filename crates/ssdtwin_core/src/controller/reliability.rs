@@ -16,9 +16,11 @@ use crate::observe::{Context, Observer};
 use crate::reliability::retry::ReadCost;
 
 impl Controller {
-    /// The read `op` starting on `die` gets its RBER and cost (reliability on).
+    /// The read `op` starting on `die` gets its RBER and cost (reliability on). The op is looked
+    /// up once, for its kind and to take its cost.
     pub(super) fn assess_read(&mut self, die: u32, op: u32, now: Time) {
-        let block = match self.ops[op].kind {
+        let op = &mut self.ops[op];
+        let block = match op.kind {
             super::ops::OpKind::HostRead { transaction } => {
                 self.geometry.block_of_unit(self.transactions[transaction].physical)
             }
@@ -29,7 +31,7 @@ impl Controller {
         let pe = self.ftl.blocks.erase_count[block as usize];
         let reliability = self.reliability.as_mut().expect("called with reliability on");
         let (cost, reclaim) = reliability.read(block, die, pe, page_type, now);
-        self.ops[op].cost = cost;
+        op.cost = cost;
         if reclaim {
             self.relocations.push((block, Relocation::Reclaim));
         }

@@ -47,6 +47,8 @@ pub struct ReliabilityTally {
     pub errored_commands: u64,
     pub uncorrectable_lbas: Vec<u64>,
     pub reclaims: u64,
+    /// Reads by retry steps, of the reads `count` took: those of `count_plain` are the rest of
+    /// `reads`, all at 0 steps (`report` adds them).
     pub histogram: Vec<u64>,
 }
 
@@ -58,14 +60,26 @@ impl ReliabilityTally {
         }
     }
 
+    /// A read at `rber` that costs `cost`.
     pub fn count(&mut self, rber: f64, cost: ReadCost) {
-        self.reads += 1;
-        self.rber_sum += rber;
-        self.rber_max = self.rber_max.max(rber);
+        self.count_plain(rber);
         self.retries += u64::from(cost.retries);
         self.histogram[cost.retries as usize] += 1;
         self.soft_decodes += u64::from(cost.soft);
         self.uncorrectable += u64::from(cost.uncorrectable);
+    }
+
+    /// A read at `rber` that costs nothing beyond a plain sense (`ReadCost::default()`), the
+    /// common case: the cost counts would each add zero, and the histogram's first entry is
+    /// left for `report` to complete. `rber` is never NaN (the model caps it with `min`), so the
+    /// comparison keeps the maximum `f64::max` would.
+    #[inline]
+    pub fn count_plain(&mut self, rber: f64) {
+        self.reads += 1;
+        self.rber_sum += rber;
+        if rber > self.rber_max {
+            self.rber_max = rber;
+        }
     }
 
     /// An uncorrectable host read at `lba`.
@@ -76,6 +90,10 @@ impl ReliabilityTally {
     }
 
     pub fn report(&self) -> ReliabilityReport {
+        let mut histogram = self.histogram.clone();
+        if let Some(none) = histogram.first_mut() {
+            *none += self.reads - self.histogram.iter().sum::<u64>();
+        }
         ReliabilityReport {
             reads: self.reads,
             rber_mean: if self.reads > 0 {
@@ -91,7 +109,44 @@ impl ReliabilityTally {
             errored_commands: self.errored_commands,
             uncorrectable_lbas: self.uncorrectable_lbas.clone(),
             reclaims: self.reclaims,
-            retries_histogram: self.histogram.clone(),
+            retries_histogram: histogram,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_reads_report_as_counting_them_in_full_would() {
+        // The same reads, costly ones among plain ones (a soft read at 0 steps too, a ladder of
+        // none), counted in full by `count` and the short way by `count_plain`.
+        let costs = [
+            ReadCost::default(),
+            ReadCost {
+                retries: 2,
+                soft: false,
+                uncorrectable: false,
+            },
+            ReadCost {
+                retries: 0,
+                soft: true,
+                uncorrectable: true,
+            },
+        ];
+        let (mut full, mut short) = (ReliabilityTally::new(3), ReliabilityTally::new(3));
+        for index in 0..1000u32 {
+            let rber = f64::from((index * 7919) % 1013) * 1e-5;
+            let cost = costs[(index % 7 % 3) as usize];
+            full.count(rber, cost);
+            if cost == ReadCost::default() {
+                short.count_plain(rber);
+            } else {
+                short.count(rber, cost);
+            }
+        }
+        assert_eq!(short.report(), full.report());
+        assert_eq!(full.report().retries_histogram.iter().sum::<u64>(), 1000);
     }
 }

@@ -9,8 +9,10 @@ pub mod table;
 
 use super::params::{RberModelKind, ReliabilityConfig};
 
-/// One RBER model with its coefficients.
+/// One RBER model with its coefficients. A `u8` tag first, so a read tells the model by one
+/// byte rather than from a niche in a variant's fields.
 #[derive(Clone, Debug)]
+#[repr(u8)]
 pub enum RberModel {
     Retention3d(retention3d::Retention3d),
     PowerLaw(power_law::PowerLaw),
