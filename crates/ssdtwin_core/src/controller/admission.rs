@@ -133,6 +133,10 @@ impl Controller {
     /// when the buffer was what held the queue (`admit` skips the rest).
     pub fn on_buffer_read_done<O: Observer>(&mut self, transaction: u32, cx: &mut Context<O>) {
         self.finish_read_transaction(transaction, cx);
+        // An empty host queue with neither flows nor read-ahead leaves admission nothing to do.
+        if self.host_queue.is_empty() && self.arbiter.is_none() && self.read_ahead.is_empty() {
+            return;
+        }
         self.admit(cx);
     }
 

@@ -314,7 +314,12 @@ impl Reliability {
     }
 
     /// Controller decode time of a read of `cost`: a hard decode per sense read out, and a soft one.
+    /// A plain read (most) takes the one hard decode without the arithmetic.
+    #[inline]
     pub fn decode_time(&self, cost: ReadCost) -> Duration {
+        if cost == ReadCost::default() {
+            return self.hard_decode;
+        }
         let soft = if cost.soft { self.soft_decode } else { Duration::ZERO };
         self.hard_decode * (1 + u64::from(cost.retries)) + soft
     }
