@@ -39,19 +39,29 @@ impl Controller {
 
     /// A host read transaction's data is out of the die: it completes after the controller's
     /// decode; an uncorrectable one marks its command for an error status.
+    #[inline(always)]
     pub(super) fn decode_read<O: Observer>(&mut self, transaction: u32, cost: ReadCost, cx: &mut Context<O>) {
-        let reliability = self.reliability.as_mut().expect("called with reliability on");
+        let reliability = self.reliability.as_deref().expect("called with reliability on");
         let decode = reliability.decode_time(cost);
         if cost.uncorrectable {
-            let record = self.transactions[transaction];
-            let lba = u64::from(record.logical) * self.geometry.unit_bytes / 512;
-            reliability.tally.lost(lba);
-            if record.command != super::prefetch::PREFETCH {
-                self.commands[record.command].error = true;
-            }
+            self.read_lost(transaction);
         }
         cx.events
             .schedule(cx.now + decode, Event::BufferReadDone { transaction });
+    }
+
+    /// Host read `transaction` is uncorrectable: its LBA is listed and its command errs.
+    #[cold]
+    #[inline(never)]
+    fn read_lost(&mut self, transaction: u32) {
+        let record = self.transactions[transaction];
+        let lba = u64::from(record.logical) * self.geometry.unit_bytes / 512;
+        if let Some(reliability) = self.reliability.as_mut() {
+            reliability.tally.lost(lba);
+        }
+        if record.command != super::prefetch::PREFETCH {
+            self.commands[record.command].error = true;
+        }
     }
 
     /// Starts the waiting relocations whose plane's GC is idle and has a free block to copy into;
