@@ -382,12 +382,16 @@ impl Controller {
         } else {
             &mut state.batch
         };
-        // One read served (the common case): its transaction is read out, so the list stays in
-        // place rather than be taken and put back (which drops the empty list left meanwhile).
-        if let ([transaction], None) = (&batch[..], &self.reliability) {
-            let transaction = *transaction;
+        // One read served (the common case): its transaction is read out (or decoded, with
+        // reliability on), so the list stays in place rather than be taken and put back (which
+        // drops the empty list left meanwhile).
+        if let [transaction] = batch[..] {
             state.host_slots -= 1;
-            self.finish_read_transaction(transaction, cx);
+            if self.reliability.is_some() {
+                self.decode_read(transaction, cost, cx);
+            } else {
+                self.finish_read_transaction(transaction, cx);
+            }
             return;
         }
         let served = std::mem::take(batch);
