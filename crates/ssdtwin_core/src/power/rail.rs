@@ -147,15 +147,17 @@ impl Rail {
             }
             self.first = first;
             // The window ending now: a maximum only if the average was rising into `now`, i.e. the
-            // closing segment's power exceeds the power leaving the window's start.
+            // closing segment's power exceeds the power leaving the window's start. Whether it
+            // does is data (random dies' powers; the jump that tested it was mispredicted about
+            // one time in three), so the window is evaluated either way and selected. The anchor
+            // is at or before `oldest_start`: a plain difference, no saturation.
             let anchor = self.points[first - 1];
-            if power > anchor.power {
-                let start_energy_at = anchor.energy + anchor.power * nanos_between(oldest_start, anchor.time);
-                let energy = end_energy - start_energy_at;
-                if energy > best {
-                    best = energy;
-                }
-            }
+            debug_assert!(anchor.time <= oldest_start);
+            let held = (oldest_start.as_nanos() as i64 - anchor.time.as_nanos() as i64) as f64;
+            let start_energy_at = anchor.energy + anchor.power * held;
+            let energy = end_energy - start_energy_at;
+            let candidate = if power > anchor.power { energy } else { best };
+            best = if candidate > best { candidate } else { best };
             self.window_peak_energy = best;
         }
         self.energy = end_energy;
