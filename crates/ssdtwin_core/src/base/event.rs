@@ -7,7 +7,7 @@
 //! each variant names the component that owns (handles) it; `sim::engine` dispatches.
 
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use crate::base::time::Time;
 
@@ -57,13 +57,19 @@ pub enum Event {
 /// the low 64 above [`SOURCE_BITS`] zero bits, so one integer comparison orders by time, then by
 /// scheduling order (the heap compares keys on every step of every push and pop). The zero bits
 /// are where [`EventQueue`]'s `fronts` write the source of each front key.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 struct Entry {
     key: u128,
     event: Event,
 }
 
 impl Entry {
+    /// What a lane's free slot holds: the key of an empty lane's front (the event is never read).
+    const FREE: Entry = Entry {
+        key: u128::MAX,
+        event: Event::HostSubmit,
+    };
+
     fn time(&self) -> Time {
         Time::from_nanos((self.key >> 64) as u64)
     }
@@ -141,24 +147,56 @@ fn lanes_of(event: Event) -> (usize, usize) {
     }
 }
 
+/// Entries a lane holds at most: a power of two, so a place in the ring is a free-running count
+/// masked, without a test for the wrap. An event that finds its lane full goes on as if the lane's
+/// last key were later (to the next lane of its kind or the heap), which keeps the order exact.
+const LANE_SLOTS: usize = 512;
+const _: () = assert!(LANE_SLOTS.is_power_of_two());
+
+/// A lane: a ring of [`LANE_SLOTS`] entries whose events are at the free-running counts
+/// `head..tail`. Every other slot holds [`Entry::FREE`], so the front after a pop is one read
+/// whether or not the lane emptied (`u128::MAX`, the key of an empty source), without a branch.
+#[derive(Debug)]
+struct Lane {
+    slots: Box<[Entry; LANE_SLOTS]>,
+    head: usize,
+    tail: usize,
+    /// The key of the last event the lane took, kept when the lane empties: the lane takes only
+    /// keys above it, so it stays in key order (an event scheduled in the past, below it, goes to
+    /// the next lane or the heap, which keeps the order exact all the same).
+    back: u128,
+}
+
+impl Lane {
+    fn new() -> Self {
+        Lane {
+            slots: Box::new([Entry::FREE; LANE_SLOTS]),
+            head: 0,
+            tail: 0,
+            back: 0,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.tail - self.head
+    }
+}
+
 /// The pending events: a binary heap, and beside it the first-in first-out lanes of
 /// [`lanes_of`]. An event joins the first lane of its kind whose last event is not later (so each
-/// lane stays in key order), else the heap; a pop takes the earliest of the lanes' fronts and the
-/// heap's top, whose keys `fronts` holds side by side. The order events come out is exactly the
-/// heap's alone (keys are unique, and each source gives its earliest first); most events cost a
-/// push at a lane's back and the minimum of eight keys rather than a sift through the heap's levels.
+/// lane stays in key order) and which has room, else the heap; a pop takes the earliest of the
+/// lanes' fronts and the heap's top, whose keys `fronts` holds side by side. The order events come
+/// out is exactly the heap's alone (keys are unique, and each source gives its earliest first);
+/// most events cost a store at a lane's back and the minimum of eight keys rather than a sift
+/// through the heap's levels.
 #[derive(Debug)]
 pub struct EventQueue {
     heap: BinaryHeap<Entry>,
-    lanes: [VecDeque<Entry>; LANES],
+    lanes: [Lane; LANES],
     /// The key of each lane's front, then of the heap's top, each with its source's index in its
     /// low [`SOURCE_BITS`]; `u128::MAX` for an empty one (no event has that key: its sequence
     /// number would be the last possible).
     fronts: [u128; LANES + 1],
-    /// The key of the last event each lane took, kept when the lane empties: a lane takes only
-    /// keys above it, so it stays in key order (an event scheduled in the past, below it, goes to
-    /// the next lane or the heap, which keeps the order exact all the same).
-    backs: [u128; LANES],
     next_sequence: u64,
 }
 
@@ -172,9 +210,8 @@ impl EventQueue {
     pub fn new() -> Self {
         EventQueue {
             heap: BinaryHeap::with_capacity(4096),
-            lanes: std::array::from_fn(|_| VecDeque::with_capacity(256)),
+            lanes: std::array::from_fn(|_| Lane::new()),
             fronts: [u128::MAX; LANES + 1],
-            backs: [0; LANES],
             next_sequence: 0,
         }
     }
@@ -189,15 +226,16 @@ impl EventQueue {
         self.next_sequence += 1;
         let (first, end) = lanes_of(event);
         for index in first..end {
-            if entry.key < self.backs[index] {
+            let lane = &mut self.lanes[index];
+            if entry.key < lane.back || lane.len() == LANE_SLOTS {
                 continue;
             }
-            self.backs[index] = entry.key;
-            let lane = &mut self.lanes[index];
-            if lane.is_empty() {
-                self.fronts[index] = entry.key | index as u128;
-            }
-            lane.push_back(entry);
+            lane.back = entry.key;
+            lane.slots[lane.tail % LANE_SLOTS] = entry;
+            lane.tail += 1;
+            // The new key is the front if the lane was empty (its front `u128::MAX`), else it is
+            // above the front: the minimum sets it without a branch.
+            self.fronts[index] = self.fronts[index].min(entry.key | index as u128);
             return;
         }
         let front = entry.key | LANES as u128;
@@ -234,8 +272,12 @@ impl EventQueue {
             entry
         } else {
             let lane = &mut self.lanes[source];
-            let entry = lane.pop_front().expect("the lane's front");
-            self.fronts[source] = lane.front().map_or(u128::MAX, |next| next.key | source as u128);
+            let slot = &mut lane.slots[lane.head % LANE_SLOTS];
+            let entry = *slot;
+            *slot = Entry::FREE;
+            lane.head += 1;
+            // `u128::MAX` (a free slot's key) when the lane emptied.
+            self.fronts[source] = lane.slots[lane.head % LANE_SLOTS].key | source as u128;
             entry
         };
         Some((entry.time(), entry.event))
@@ -248,7 +290,7 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(Lane::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -359,5 +401,45 @@ mod tests {
         assert_eq!(rest, expected);
         assert!(queue.is_empty());
         assert_eq!(queue.peek_time(), None);
+    }
+
+    #[test]
+    fn full_lanes_spill_to_the_heap_and_wrapping_rings_keep_the_order() {
+        // Bursts of commands in time order, longer than a lane holds, so the lane fills and the
+        // rest go to the heap; then the pops drain part of the burst, so the rings' counts pass
+        // their length many times. The expected order is the pending events sorted by (time,
+        // scheduling order), kept beside the queue.
+        let mut queue = EventQueue::new();
+        let mut pending: Vec<(u64, u32)> = Vec::new();
+        let mut draw = draws(0x51_7cc1_b727_u64);
+        let mut now = 0;
+        let mut id = 0_u32;
+        for _ in 0..40 {
+            let burst = draw(3 * LANE_SLOTS as u64);
+            let mut time = now;
+            for _ in 0..burst {
+                time += draw(3);
+                queue.schedule(Time::from_nanos(time), Event::CommandArrived { command: id });
+                pending.push((time, id));
+                id += 1;
+            }
+            assert_eq!(queue.len(), pending.len());
+            for _ in 0..draw(2 * LANE_SLOTS as u64) {
+                let Some(popped) = queue.pop() else { break };
+                let earliest = pending.iter().copied().min().expect("the queue had an event");
+                pending.retain(|&other| other != earliest);
+                let (time, command) = earliest;
+                assert_eq!(popped, (Time::from_nanos(time), Event::CommandArrived { command }));
+                now = time;
+            }
+        }
+        pending.sort();
+        let rest: Vec<_> = std::iter::from_fn(|| queue.pop()).collect();
+        let expected: Vec<_> = pending
+            .iter()
+            .map(|&(time, command)| (Time::from_nanos(time), Event::CommandArrived { command }))
+            .collect();
+        assert_eq!(rest, expected);
+        assert!(queue.is_empty());
     }
 }
