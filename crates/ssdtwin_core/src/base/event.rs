@@ -182,6 +182,12 @@ impl Lane {
     }
 }
 
+/// The source of the earliest pending event, from [`EventQueue::next_source`] for [`EventQueue::take`].
+#[derive(Clone, Copy, Debug)]
+pub struct Next {
+    source: usize,
+}
+
 /// The pending events: a binary heap, and beside it the first-in first-out lanes of
 /// [`lanes_of`]. An event joins the first lane of its kind whose last event is not later (so each
 /// lane stays in key order) and which has room, else the heap; a pop takes the earliest of the
@@ -262,10 +268,24 @@ impl EventQueue {
     /// Inlined in the engine's loops (four call sites).
     #[inline(always)]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
+        let next = self.next_source()?;
+        Some(self.take(next))
+    }
+
+    /// Where the earliest pending event is, or `None` when nothing is pending: [`Self::pop`] in
+    /// two steps, for the engine's hot loop. [`Self::take`] returns the event bare, where the
+    /// `Option` of `pop` would be tested again after the event's read from a lane (`None` is a
+    /// value of the event's tag, which the compiler cannot rule out).
+    #[inline(always)]
+    pub fn next_source(&self) -> Option<Next> {
         let (source, key) = self.earliest();
-        if key == u128::MAX {
-            return None;
-        }
+        (key != u128::MAX).then_some(Next { source })
+    }
+
+    /// Removes the earliest pending event, found by [`Self::next_source`] with no schedule since.
+    #[inline(always)]
+    pub fn take(&mut self, next: Next) -> (Time, Event) {
+        let source = next.source;
         let entry = if source == LANES {
             let entry = self.heap.pop().expect("the heap's top");
             self.fronts[LANES] = self.heap.peek().map_or(u128::MAX, |next| next.key | LANES as u128);
@@ -280,7 +300,7 @@ impl EventQueue {
             self.fronts[source] = lane.slots[lane.head % LANE_SLOTS].key | source as u128;
             entry
         };
-        Some((entry.time(), entry.event))
+        (entry.time(), entry.event)
     }
 
     /// Time of the earliest pending event.
