@@ -64,7 +64,8 @@ struct Entry {
 }
 
 impl Entry {
-    /// What a lane's free slot holds: the key of an empty lane's front (the event is never read).
+    /// What a lane's slots hold before their first event: the key of an empty lane's front (the
+    /// event is never read).
     const FREE: Entry = Entry {
         key: u128::MAX,
         event: Event::HostSubmit,
@@ -147,38 +148,46 @@ fn lanes_of(event: Event) -> (usize, usize) {
     }
 }
 
-/// Entries a lane holds at most: a power of two, so a place in the ring is a free-running count
-/// masked, without a test for the wrap. An event that finds its lane full goes on as if the lane's
-/// last key were later (to the next lane of its kind or the heap), which keeps the order exact.
-const LANE_SLOTS: usize = 512;
+/// Slots of a lane's ring: a power of two, so a place in the ring is a free-running count masked,
+/// without a test for the wrap. A lane holds one event fewer (the slot at its tail is the
+/// sentinel); an event that finds its lane full goes on as if the lane's last key were later (to
+/// the next lane of its kind or the heap), which keeps the order exact.
+const LANE_SLOTS: usize = 256;
 const _: () = assert!(LANE_SLOTS.is_power_of_two());
 
 /// A lane: a ring of [`LANE_SLOTS`] entries whose events are at the free-running counts
-/// `head..tail`. Every other slot holds [`Entry::FREE`], so the front after a pop is one read
-/// whether or not the lane emptied (`u128::MAX`, the key of an empty source), without a branch.
+/// `head..tail`. The slot at `tail` holds the key `u128::MAX`, so the front after a pop is one
+/// read whether or not the lane emptied (`u128::MAX` is the key of an empty source), without a
+/// branch, and a pop writes nothing to the ring. The slot before `tail` keeps the key of the last
+/// event the lane took after that event is popped (or 0, before any): the lane takes only keys
+/// not below it, so it stays in key order (an event scheduled in the past goes to the next lane
+/// or the heap, which keeps the order exact all the same).
 #[derive(Debug)]
 struct Lane {
     slots: Box<[Entry; LANE_SLOTS]>,
     head: usize,
     tail: usize,
-    /// The key of the last event the lane took, kept when the lane empties: the lane takes only
-    /// keys above it, so it stays in key order (an event scheduled in the past, below it, goes to
-    /// the next lane or the heap, which keeps the order exact all the same).
-    back: u128,
 }
 
 impl Lane {
     fn new() -> Self {
+        let mut slots = Box::new([Entry::FREE; LANE_SLOTS]);
+        slots[LANE_SLOTS - 1].key = 0;
         Lane {
-            slots: Box::new([Entry::FREE; LANE_SLOTS]),
+            slots,
             head: 0,
             tail: 0,
-            back: 0,
         }
     }
 
     fn len(&self) -> usize {
         self.tail - self.head
+    }
+
+    /// The key of the last event the lane took (see [`Lane`]).
+    #[inline(always)]
+    fn back(&self) -> u128 {
+        self.slots[self.tail.wrapping_sub(1) % LANE_SLOTS].key
     }
 }
 
@@ -233,12 +242,12 @@ impl EventQueue {
         let (first, end) = lanes_of(event);
         for index in first..end {
             let lane = &mut self.lanes[index];
-            if entry.key < lane.back || lane.len() == LANE_SLOTS {
+            if entry.key < lane.back() || lane.len() == LANE_SLOTS - 1 {
                 continue;
             }
-            lane.back = entry.key;
             lane.slots[lane.tail % LANE_SLOTS] = entry;
             lane.tail += 1;
+            lane.slots[lane.tail % LANE_SLOTS].key = u128::MAX;
             // The new key is the front if the lane was empty (its front `u128::MAX`), else it is
             // above the front: the minimum sets it without a branch.
             self.fronts[index] = self.fronts[index].min(entry.key | index as u128);
@@ -292,11 +301,9 @@ impl EventQueue {
             entry
         } else {
             let lane = &mut self.lanes[source];
-            let slot = &mut lane.slots[lane.head % LANE_SLOTS];
-            let entry = *slot;
-            *slot = Entry::FREE;
+            let entry = lane.slots[lane.head % LANE_SLOTS];
             lane.head += 1;
-            // `u128::MAX` (a free slot's key) when the lane emptied.
+            // `u128::MAX` (the tail's key) when the lane emptied.
             self.fronts[source] = lane.slots[lane.head % LANE_SLOTS].key | source as u128;
             entry
         };
