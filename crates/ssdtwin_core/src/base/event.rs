@@ -121,9 +121,11 @@ const LANES: usize = 7;
 /// holds it: `fronts` keep `key | source`, so the smallest front names its source without a
 /// second array to look up (keys differ above these bits, so the order is the keys' order).
 const SOURCE_BITS: u32 = 3;
+/// Pairs of neighbouring fronts (`EventQueue::pairs`).
+const PAIRS: usize = 4;
 const _: () = assert!(
-    LANES < 1 << SOURCE_BITS && LANES + 1 == 8,
-    "`earliest` takes eight fronts"
+    LANES < 1 << SOURCE_BITS && LANES + 1 == 2 * PAIRS,
+    "`earliest` takes four pairs of fronts"
 );
 
 /// The lanes of `event`'s kind, a range of lane indices (empty: the kind always goes to the heap).
@@ -202,7 +204,7 @@ pub struct Next {
 /// lane stays in key order) and which has room, else the heap; a pop takes the earliest of the
 /// lanes' fronts and the heap's top, whose keys `fronts` holds side by side. The order events come
 /// out is exactly the heap's alone (keys are unique, and each source gives its earliest first);
-/// most events cost a store at a lane's back and the minimum of eight keys rather than a sift
+/// most events cost a store at a lane's back and the minimum of four keys rather than a sift
 /// through the heap's levels.
 #[derive(Debug)]
 pub struct EventQueue {
@@ -212,6 +214,10 @@ pub struct EventQueue {
     /// low [`SOURCE_BITS`]; `u128::MAX` for an empty one (no event has that key: its sequence
     /// number would be the last possible).
     fronts: [u128; LANES + 1],
+    /// The smaller of each two neighbouring fronts (`fronts[2 * j]` and `fronts[2 * j + 1]`): a
+    /// pop changes one front, so it takes the minimum of these four and refreshes one of them,
+    /// rather than the minimum of all eight fronts.
+    pairs: [u128; PAIRS],
     next_sequence: u64,
 }
 
@@ -227,6 +233,7 @@ impl EventQueue {
             heap: BinaryHeap::with_capacity(4096),
             lanes: std::array::from_fn(|_| Lane::new()),
             fronts: [u128::MAX; LANES + 1],
+            pairs: [u128::MAX; PAIRS],
             next_sequence: 0,
         }
     }
@@ -250,28 +257,36 @@ impl EventQueue {
             lane.slots[lane.tail % LANE_SLOTS].key = u128::MAX;
             // The new key is the front if the lane was empty (its front `u128::MAX`), else it is
             // above the front: the minimum sets it without a branch.
-            self.fronts[index] = self.fronts[index].min(entry.key | index as u128);
+            let front = entry.key | index as u128;
+            self.fronts[index] = self.fronts[index].min(front);
+            self.pairs[index / 2] = self.pairs[index / 2].min(front);
             return;
         }
         let front = entry.key | LANES as u128;
         if front < self.fronts[LANES] {
             self.fronts[LANES] = front;
+            self.pairs[LANES / 2] = self.pairs[LANES / 2].min(front);
         }
         self.heap.push(entry);
     }
 
     /// Where the earliest pending event is (a lane's index, or `LANES` for the heap) and its key
     /// (`u128::MAX` when nothing is pending).
-    /// The minimum of the eight fronts as a tree of pairs, without branches; the source is in
-    /// the minimum's low bits.
+    /// The minimum of the four pairs' minima, without branches; the source is in the minimum's
+    /// low bits.
     #[inline(always)]
     fn earliest(&self) -> (usize, u128) {
-        let f = &self.fronts;
-        let key = f[0]
-            .min(f[1])
-            .min(f[2].min(f[3]))
-            .min(f[4].min(f[5]).min(f[6].min(f[7])));
+        let p = &self.pairs;
+        let key = p[0].min(p[1]).min(p[2].min(p[3]));
         ((key as usize) & ((1 << SOURCE_BITS) - 1), key)
+    }
+
+    /// Sets the front of `source` to `front` (larger than before: its earliest event was taken)
+    /// and its pair's minimum.
+    #[inline(always)]
+    fn set_front(&mut self, source: usize, front: u128) {
+        self.fronts[source] = front;
+        self.pairs[source / 2] = front.min(self.fronts[source ^ 1]);
     }
 
     /// Inlined in the engine's loops (four call sites).
@@ -297,14 +312,18 @@ impl EventQueue {
         let source = next.source;
         let entry = if source == LANES {
             let entry = self.heap.pop().expect("the heap's top");
-            self.fronts[LANES] = self.heap.peek().map_or(u128::MAX, |next| next.key | LANES as u128);
+            self.set_front(
+                LANES,
+                self.heap.peek().map_or(u128::MAX, |next| next.key | LANES as u128),
+            );
             entry
         } else {
             let lane = &mut self.lanes[source];
             let entry = lane.slots[lane.head % LANE_SLOTS];
             lane.head += 1;
             // `u128::MAX` (the tail's key) when the lane emptied.
-            self.fronts[source] = lane.slots[lane.head % LANE_SLOTS].key | source as u128;
+            let front = lane.slots[lane.head % LANE_SLOTS].key | source as u128;
+            self.set_front(source, front);
             entry
         };
         (entry.time(), entry.event)
@@ -386,6 +405,13 @@ mod tests {
         assert!(queue.is_empty());
     }
 
+    /// `pairs` holds the smaller of each two neighbouring fronts, whatever was scheduled or popped.
+    fn assert_pairs(queue: &EventQueue) {
+        for (index, &pair) in queue.pairs.iter().enumerate() {
+            assert_eq!(pair, queue.fronts[2 * index].min(queue.fronts[2 * index + 1]));
+        }
+    }
+
     #[test]
     fn lane_events_out_of_time_order_pop_in_time_then_scheduling_order() {
         // Every laned kind and a heap-only one mixed, each kind's times often going back (so
@@ -409,10 +435,12 @@ mod tests {
             queue.schedule(Time::from_nanos(time), event);
             pending.push((time, id, event));
             assert_eq!(queue.len(), pending.len());
+            assert_pairs(&queue);
             for _ in 0..draw(3) {
                 let earliest = pending.iter().min_by_key(|&&(time, id, _)| (time, id)).copied();
                 assert_eq!(queue.peek_time(), earliest.map(|(time, _, _)| Time::from_nanos(time)));
                 let Some(popped) = queue.pop() else { break };
+                assert_pairs(&queue);
                 let (time, id, event) = earliest.expect("the queue had an event");
                 pending.retain(|&(_, other, _)| other != id);
                 assert_eq!(popped, (Time::from_nanos(time), event));
