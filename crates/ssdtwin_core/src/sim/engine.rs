@@ -8,10 +8,14 @@
 
 use std::time::Instant;
 
+use super::observers::Observers;
 use super::{Progress, RunError, Simulation};
 use crate::base::error::ConfigError;
 use crate::base::event::Event;
 use crate::base::time::Time;
+use crate::controller::ops::ProbeAction;
+use crate::controller::Controller;
+use crate::host::Host;
 use crate::observe::Context;
 use crate::workload::Source;
 
@@ -38,10 +42,12 @@ impl Simulation {
         };
         self.host.start(&mut self.controller, &mut self.workload, &mut cx);
         let mut last_report = Instant::now();
-        while let Some((time, event)) = self.events.pop() {
-            self.now = time;
-            self.events_handled += 1;
-            self.dispatch(event);
+        loop {
+            match self.run_events() {
+                Pause::Empty => break,
+                Pause::Whole(event) => self.handle_whole(event),
+                Pause::Look => {}
+            }
             self.check_workload()?;
             if self.host.idle() {
                 break;
@@ -68,57 +74,78 @@ impl Simulation {
         Ok(())
     }
 
-    /// Hands `event` to its owner (which reports its state changes to the observers as they
-    /// happen), then routes completed reads to the host. Inlined in the loops that pop events, so
-    /// an event costs no call of its own.
+    /// Pops and handles events until one acts on the whole simulation or the run's loop has to
+    /// look (see [`Pause`]). The parts the handlers take are borrowed once for the stretch, not
+    /// once per event, and the time and the count of events are written back when it ends.
     #[inline(always)]
-    pub(super) fn dispatch(&mut self, event: Event) {
-        if event == Event::ThermalStep {
-            // The thermal model's own event (`sim/thermal.rs`): it reads the power model and
-            // acts on several components, so it takes the whole simulation.
-            self.on_thermal_step();
-            return;
-        }
-        let host = &mut self.host;
-        let controller = &mut self.controller;
-        let workload = &mut self.workload;
-        let cx = &mut Context {
-            now: self.now,
-            events: &mut self.events,
-            observers: &mut self.observers,
+    fn run_events(&mut self) -> Pause {
+        let Simulation {
+            now,
+            events,
+            workload,
+            host,
+            controller,
+            observers,
+            events_handled,
+            probes,
+            ..
+        } = self;
+        let mut cx = Context {
+            now: *now,
+            events,
+            observers,
         };
-        // Events that act on the whole simulation, handled once the borrows above end: rare, so
-        // they cost the common path one test.
-        let mut whole = None;
+        let mut handled = *events_handled;
+        let pause = loop {
+            let Some(next) = cx.events.next_source() else {
+                break Pause::Empty;
+            };
+            let (time, event) = cx.events.take(next);
+            cx.now = time;
+            handled += 1;
+            if let Some(whole) = handle(event, host, controller, workload, probes, &mut cx) {
+                break Pause::Whole(whole);
+            }
+            if host.workload_error.is_some() || host.idle() || handled.is_multiple_of(PROGRESS_EVENT_STRIDE) {
+                break Pause::Look;
+            }
+        };
+        *now = cx.now;
+        *events_handled = handled;
+        pause
+    }
+
+    /// Hands `event` to its owner, as the run's loop does: for the loops that pop one event at a
+    /// time (the harness, the drain, a live run).
+    pub(super) fn dispatch(&mut self, event: Event) {
+        let Simulation {
+            now,
+            events,
+            workload,
+            host,
+            controller,
+            observers,
+            probes,
+            ..
+        } = self;
+        let mut cx = Context {
+            now: *now,
+            events,
+            observers,
+        };
+        if let Some(whole) = handle(event, host, controller, workload, probes, &mut cx) {
+            self.handle_whole(whole);
+        }
+    }
+
+    /// Handles one of the events that act on the whole simulation (see [`handle`]).
+    fn handle_whole(&mut self, event: Event) {
         match event {
-            Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
-            Event::HostArrival => host.on_arrival(controller, workload, cx),
-            Event::CommandCompleted { command } => host.on_command_completed(command, controller, workload, cx),
-            Event::CommandArrived { command } => controller.on_command_arrived(command, cx),
-            Event::ReadSensed { die } => controller.on_read_sensed(die, cx),
-            Event::DieDone { die } => controller.on_die_done(die, cx),
-            Event::ArrayDone { die, generation } => controller.on_array_done(die, generation, cx),
-            Event::SuspendEntered { die, generation } => controller.on_suspend_entered(die, generation, cx),
-            Event::ChannelFree { channel } => controller.on_channel_free(channel, cx),
-            Event::SlcIdle { generation } => controller.on_slc_idle(generation, cx),
-            Event::BufferReadDone { transaction } => controller.on_buffer_read_done(transaction, cx),
-            Event::ProbeIssue { index } => {
-                let (die, action) = self.probes[index as usize];
-                controller.issue_probe(index, die, action, cx);
-            }
-            Event::ThermalStep => unreachable!("handled above"),
-            Event::PowerLoss | Event::WarmupEnd => whole = Some(event),
-        }
-        if !controller.to_host.is_empty() {
-            for index in 0..controller.to_host.len() {
-                host.deliver(controller.to_host[index], controller, cx);
-            }
-            controller.to_host.clear();
-        }
-        match whole {
-            None => {}
-            Some(Event::WarmupEnd) => self.start_measurement(self.now),
-            Some(_) => {
+            // The thermal model's own event (`sim/thermal.rs`): it reads the power model and acts
+            // on several components.
+            Event::ThermalStep => self.on_thermal_step(),
+            Event::WarmupEnd => self.start_measurement(self.now),
+            _ => {
                 let event = self.power_loss();
                 self.power_losses.push(event);
             }
@@ -191,4 +218,56 @@ impl Simulation {
         done.resize(probes.len(), None);
         done
     }
+}
+
+/// Why [`Simulation::run_events`] handed control back to the run's loop.
+enum Pause {
+    /// No event is pending.
+    Empty,
+    /// An event that acts on the whole simulation (see [`handle`]), popped but not yet handled.
+    Whole(Event),
+    /// The host is idle, the workload failed, or the count of events reached a multiple of the
+    /// progress stride: the run's loop looks at which.
+    Look,
+}
+
+/// Hands `event` to its owner (which reports its state changes to the observers as they happen),
+/// then routes completed reads to the host. Returns the events that act on the whole simulation
+/// (the thermal step, a power loss, the end of the warm-up) unhandled, for the caller to handle
+/// once these borrows end: they are rare, so they cost the common path nothing but their arm.
+/// Inlined in the loops that pop events, so an event costs no call of its own.
+#[inline(always)]
+fn handle(
+    event: Event,
+    host: &mut Host,
+    controller: &mut Controller,
+    workload: &mut Source,
+    probes: &[(u32, ProbeAction)],
+    cx: &mut Context<'_, Observers>,
+) -> Option<Event> {
+    match event {
+        Event::HostSubmit => host.on_submit_timer(controller, workload, cx),
+        Event::HostArrival => host.on_arrival(controller, workload, cx),
+        Event::CommandCompleted { command } => host.on_command_completed(command, controller, workload, cx),
+        Event::CommandArrived { command } => controller.on_command_arrived(command, cx),
+        Event::ReadSensed { die } => controller.on_read_sensed(die, cx),
+        Event::DieDone { die } => controller.on_die_done(die, cx),
+        Event::ArrayDone { die, generation } => controller.on_array_done(die, generation, cx),
+        Event::SuspendEntered { die, generation } => controller.on_suspend_entered(die, generation, cx),
+        Event::ChannelFree { channel } => controller.on_channel_free(channel, cx),
+        Event::SlcIdle { generation } => controller.on_slc_idle(generation, cx),
+        Event::BufferReadDone { transaction } => controller.on_buffer_read_done(transaction, cx),
+        Event::ProbeIssue { index } => {
+            let (die, action) = probes[index as usize];
+            controller.issue_probe(index, die, action, cx);
+        }
+        Event::ThermalStep | Event::PowerLoss | Event::WarmupEnd => return Some(event),
+    }
+    if !controller.to_host.is_empty() {
+        for index in 0..controller.to_host.len() {
+            host.deliver(controller.to_host[index], controller, cx);
+        }
+        controller.to_host.clear();
+    }
+    None
 }
