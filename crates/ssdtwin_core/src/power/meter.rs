@@ -75,11 +75,10 @@ pub(super) struct Meter {
     pub(super) energy: f64,
 }
 
-/// Nanoseconds from `earlier` to `later` (not before it), as a float: through `i64`, one
-/// instruction where `u64` to `f64` takes several (simulated times stay far below 2⁶³ ns).
+/// Nanoseconds from `earlier` to `later` (not before it), as a float.
 #[inline]
 pub(super) fn nanos_f64(later: Time, earlier: Time) -> f64 {
-    later.since(earlier).as_nanos() as i64 as f64
+    later.since(earlier).as_nanos_f64()
 }
 
 impl Meter {

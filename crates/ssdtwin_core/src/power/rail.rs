@@ -17,8 +17,7 @@ const JOULES_PER_WATT_NANOSECOND: f64 = 1e-9;
 /// Nanoseconds from `earlier` to `later`, as a float.
 #[inline]
 fn nanos_between(later: Time, earlier: Time) -> f64 {
-    // Through i64: one instruction where u64 to f64 takes several (times stay far below 2⁶³ ns).
-    later.since(earlier).as_nanos() as i64 as f64
+    later.since(earlier).as_nanos_f64()
 }
 
 /// Number of passed points that triggers moving the live ones to the front of the vector.
