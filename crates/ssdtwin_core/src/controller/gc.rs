@@ -10,6 +10,9 @@ use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer};
 
+/// Units of a victim page whose validity GC looks up together before copying them.
+const GC_CHUNK: usize = 8;
+
 impl Controller {
     /// Installs the GC pacing (`sim/assembly.rs`; the default until then is `threshold`).
     pub fn set_gc_pacing(&mut self, pacing: GcPacing) {
@@ -145,28 +148,42 @@ impl Controller {
         let plane = self.geometry.plane_of_block(block);
         let die = self.geometry.die_of_block(block);
         let first = self.geometry.unit_address(block, page, 0);
-        for unit in first..first + self.geometry.units_per_page {
-            let logical = self.ftl.mapping.logical(unit);
-            if logical == NONE {
-                continue;
+        let end = first + self.geometry.units_per_page;
+        // Each unit's validity is a random load in the forward map: a chunk's loads first, so
+        // their misses overlap, then its copies.
+        let mut chunk = [NONE; GC_CHUNK];
+        for start in (first..end).step_by(GC_CHUNK) {
+            let count = (end - start).min(GC_CHUNK as u32) as usize;
+            for (slot, unit) in chunk[..count].iter_mut().zip(start..) {
+                *slot = self.ftl.mapping.logical(unit);
             }
-            let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
-            if let Some(target) = full_page {
-                let mut pages = [(0, 0); MAX_PLANES];
-                pages[0] = target;
-                let program = OpKind::Program {
-                    stream: Stream::Gc,
-                    pages,
-                    page_count: 1,
-                    units: self.geometry.units_per_page,
-                };
-                self.enqueue_internal_op(die, program, cx);
+            for &logical in &chunk[..count] {
+                if logical != NONE {
+                    self.copy_unit(plane, die, logical, cx);
+                }
             }
         }
         self.gc[plane as usize].reads_in_flight -= 1;
         self.pacing.read_done(plane, units);
         self.note_gc_change(plane, false);
         self.issue_gc_reads(plane, cx);
+    }
+
+    /// Copies valid `logical` into `plane`'s GC page; a full page is programmed on `die`.
+    #[inline]
+    fn copy_unit<O: Observer>(&mut self, plane: u32, die: u32, logical: u32, cx: &mut Context<O>) {
+        let (_, full_page) = self.ftl.place_gc_copy(plane, logical);
+        if let Some(target) = full_page {
+            let mut pages = [(0, 0); MAX_PLANES];
+            pages[0] = target;
+            let program = OpKind::Program {
+                stream: Stream::Gc,
+                pages,
+                page_count: 1,
+                units: self.geometry.units_per_page,
+            };
+            self.enqueue_internal_op(die, program, cx);
+        }
     }
 
     pub(super) fn on_erase_done<O: Observer>(&mut self, block: u32, cx: &mut Context<O>) {
