@@ -32,9 +32,18 @@ declare -A MODELS=(
     [read_ahead]="buffer.read_cache=64MiB buffer.read_ahead=128KiB"
     [slc_cache]="slc_cache.enabled=true slc_cache.static_size=16MiB"
     [arbitration]="host.arbitration=weighted_round_robin"
+    # The power model is on in every row above; these two rows show what it costs: the base
+    # ("off") against power off, and the drive's ISPP program profile (eight segments, each a
+    # booked change of the die's power) against a flat program current.
+    [power]=""
+    [power_off]="power.enabled=false"
+    [ispp_profile]=""
+    [flat_profile]="power.program_profile=[]"
 )
-declare -A BASE=([plp]=write_buffer [plp_all_pages]=write_buffer [read_ahead]=read_cache [throttle]=thermal)
-ORDER=(thermal throttle reliability write_buffer plp plp_all_pages read_cache read_ahead slc_cache arbitration)
+declare -A BASE=([plp]=write_buffer [plp_all_pages]=write_buffer [read_ahead]=read_cache [throttle]=thermal
+    [power]=power_off [ispp_profile]=flat_profile)
+ORDER=(thermal throttle reliability write_buffer plp plp_all_pages read_cache read_ahead slc_cache arbitration
+    power ispp_profile)
 if [ $# -gt 0 ]; then
     for name in "$@"; do
         if [ -z "${MODELS[$name]+set}" ]; then
