@@ -4,12 +4,28 @@
 //! was lost (`loss.rs`: latest versions mapped, every unit mapped, writes accounted for). Run for each GC policy,
 //! with multi-plane programs on and off, on a tiny drive written over ten times.
 
-use ssdtwin_core::{Report, Simulation};
+use ssdtwin_core::{Report, Scenario, Simulation};
 
 use crate::loss::check_no_loss;
 use crate::scenario;
 
 const POLICIES: [&str; 4] = ["greedy", "cost_benefit", "random", "fifo"];
+
+/// Runs `scenario` for `times` commands per logical unit of its drive; `label` names it in errors.
+fn run_times_capacity(mut scenario: Scenario, times: u64, label: &str) -> (Report, Simulation) {
+    let logical = u64::from(
+        Simulation::new(&scenario)
+            .expect("valid scenario")
+            .ftl()
+            .logical_units(),
+    );
+    scenario.workload.io_count = times * logical;
+    let mut simulation = Simulation::new(&scenario).expect("valid scenario");
+    let report = simulation
+        .run(&mut |_| true)
+        .unwrap_or_else(|error| panic!("{label}: {error}"));
+    (report, simulation)
+}
 
 /// Random 4 KiB I/O, 80% writes, on a filled 2-die drive of 32 blocks of 16 pages per plane,
 /// until the writes amount to 10x the logical capacity. The closed-loop host keeps the drive
@@ -17,7 +33,7 @@ const POLICIES: [&str; 4] = ["greedy", "cost_benefit", "random", "fifo"];
 fn churn(policy: &str, multi_plane: bool) -> (Report, Simulation) {
     let policy = format!("ftl.gc_policy={policy}");
     let multi_plane = format!("flash.multi_plane={multi_plane}");
-    let mut scenario = scenario(&[
+    let scenario = scenario(&[
         "flash.channels=2",
         "flash.dies_per_chip=1",
         "flash.blocks_per_plane=32",
@@ -35,11 +51,7 @@ fn churn(policy: &str, multi_plane: bool) -> (Report, Simulation) {
             .logical_units(),
     );
     // Commands such that the expected writes (80%) are 10x the logical capacity, plus a margin.
-    scenario.workload.io_count = 13 * logical;
-    let mut simulation = Simulation::new(&scenario).expect("valid scenario");
-    let report = simulation
-        .run(&mut |_| true)
-        .unwrap_or_else(|error| panic!("{policy}, {multi_plane}: {error}"));
+    let (report, simulation) = run_times_capacity(scenario, 13, &format!("{policy}, {multi_plane}"));
     let writes = report.latency_us.write.count;
     assert!(
         writes >= 10 * logical,
@@ -96,7 +108,7 @@ fn invariants_hold_under_skewed_writes_after_steady_preconditioning() {
     for (distribution, policy) in [("jesd219", "cost_benefit"), ("zipf", "greedy"), ("jesd219", "fifo")] {
         let distribution_setting = format!("workload.distribution={distribution}");
         let policy_setting = format!("ftl.gc_policy={policy}");
-        let mut scenario = scenario(&[
+        let scenario = scenario(&[
             "flash.channels=2",
             "flash.dies_per_chip=1",
             "flash.blocks_per_plane=32",
@@ -108,17 +120,7 @@ fn invariants_hold_under_skewed_writes_after_steady_preconditioning() {
             &distribution_setting,
             &policy_setting,
         ]);
-        let logical = u64::from(
-            Simulation::new(&scenario)
-                .expect("valid scenario")
-                .ftl()
-                .logical_units(),
-        );
-        scenario.workload.io_count = 5 * logical;
-        let mut simulation = Simulation::new(&scenario).expect("valid scenario");
-        let report = simulation
-            .run(&mut |_| true)
-            .unwrap_or_else(|error| panic!("{distribution}, {policy}: {error}"));
+        let (report, simulation) = run_times_capacity(scenario, 5, &format!("{distribution}, {policy}"));
         if let Err(problem) = simulation.ftl().check_invariants() {
             panic!("{distribution}, {policy}: {problem}");
         }
@@ -142,7 +144,7 @@ fn invariants_hold_when_a_page_holds_more_units_than_gc_looks_up_at_once() {
     // GC looks a victim page's units up eight at a time (`controller/gc.rs`, `GC_CHUNK`; the
     // default 16 KiB page of 4 KiB units is one part lookup): a 64 KiB page of 4 KiB units is
     // two. Every copy must still land and nothing acknowledged be lost.
-    let mut scenario = scenario(&[
+    let scenario = scenario(&[
         "flash.channels=2",
         "flash.dies_per_chip=1",
         "flash.blocks_per_plane=32",
@@ -152,15 +154,7 @@ fn invariants_hold_when_a_page_holds_more_units_than_gc_looks_up_at_once() {
         "workload.precondition=fill",
         "host.queue_depth=16",
     ]);
-    let logical = u64::from(
-        Simulation::new(&scenario)
-            .expect("valid scenario")
-            .ftl()
-            .logical_units(),
-    );
-    scenario.workload.io_count = 6 * logical;
-    let mut simulation = Simulation::new(&scenario).expect("valid scenario");
-    let report = simulation.run(&mut |_| true).expect("the run completes");
+    let (report, simulation) = run_times_capacity(scenario, 6, "64 KiB pages");
     if let Err(problem) = simulation.ftl().check_invariants() {
         panic!("{problem}");
     }
