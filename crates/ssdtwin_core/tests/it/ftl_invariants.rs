@@ -44,14 +44,9 @@ fn churn(policy: &str, multi_plane: bool) -> (Report, Simulation) {
         &policy,
         &multi_plane,
     ]);
-    let logical = u64::from(
-        Simulation::new(&scenario)
-            .expect("valid scenario")
-            .ftl()
-            .logical_units(),
-    );
     // Commands such that the expected writes (80%) are 10x the logical capacity, plus a margin.
     let (report, simulation) = run_times_capacity(scenario, 13, &format!("{policy}, {multi_plane}"));
+    let logical = u64::from(simulation.ftl().logical_units());
     let writes = report.latency_us.write.count;
     assert!(
         writes >= 10 * logical,
