@@ -12,7 +12,7 @@ use crate::ftl::Stream;
 use crate::observe::{Context, Observer, StateChange};
 
 /// Queued host transactions whose table entries admission loads ahead in one batch.
-const QUEUE_LOOKAHEAD: usize = 8;
+pub(super) const QUEUE_LOOKAHEAD: usize = 8;
 
 impl Controller {
     /// A command crossed the host interface: its transactions join the host queue or, with several
@@ -261,8 +261,9 @@ impl Controller {
             self.head_blocked = false;
             if touched > 0 {
                 touched -= 1;
-            } else if !is_read {
-                // Behind a write (reads after a fill mostly look up rows never written: no load).
+            } else if !is_read && self.dram.as_deref().is_none_or(|dram| dram.buffer.is_none()) {
+                // Behind a write (reads after a fill mostly look up rows never written: no load),
+                // unless writes go to the DRAM buffer: their entries are loaded when it flushes.
                 touched = self.touch_queued();
             }
         }
@@ -274,18 +275,30 @@ impl Controller {
     #[inline]
     fn touch_queued(&self) -> usize {
         let count = self.host_queue.len().min(QUEUE_LOOKAHEAD);
+        let mut logicals = [NONE; QUEUE_LOOKAHEAD];
+        for (logical, &transaction) in logicals.iter_mut().zip(self.host_queue.iter()) {
+            *logical = self.transactions[transaction].logical;
+        }
+        self.touch_units(&logicals[..count]);
+        count
+    }
+
+    /// Loads the forward entries of `logicals` (at most [`QUEUE_LOOKAHEAD`]) and what their
+    /// blocks will be read and written for, in one batch: admission's look-ahead, and the DRAM
+    /// buffer's flush (`flush.rs`), which places buffered units one by one.
+    #[inline]
+    pub(super) fn touch_units(&self, logicals: &[u32]) {
         let mut physicals = [NONE; QUEUE_LOOKAHEAD];
-        for (physical, &transaction) in physicals.iter_mut().zip(self.host_queue.iter()) {
-            *physical = self.ftl.mapping.physical(self.transactions[transaction].logical);
+        for (physical, &logical) in physicals.iter_mut().zip(logicals) {
+            *physical = self.ftl.mapping.physical(logical);
         }
         let mut touched = 0u32;
-        for &physical in &physicals[..count] {
+        for &physical in &physicals[..logicals.len().min(QUEUE_LOOKAHEAD)] {
             if physical != NONE {
                 touched ^= self.ftl.blocks.touch(self.geometry.block_of_unit(physical));
             }
         }
         std::hint::black_box(touched);
-        count
     }
 
     /// Forgets the read last blocked at the head (`admit_read`): the FTL may have been replaced

@@ -15,6 +15,7 @@
 //! wait than there are dies, no new batch starts (and without a buffer no host write is admitted).
 //! A translation page turning dirty or clean is told to the flush order, which LIDF weighs.
 
+use super::admission::QUEUE_LOOKAHEAD;
 use super::buffer::Entry;
 use super::dram::Dram;
 use super::ops::OpKind;
@@ -146,6 +147,9 @@ impl Controller {
         buffer.stats.batches += 1;
         let units_per_program = self.geometry.units_per_page * self.ftl.targets()[0].plane_count;
         let batch = programs * units_per_program;
+        // Writes whose table entries were loaded ahead (`touch_units`): each placement below
+        // reads its unit's forward entry and old block, random loads that overlap when batched.
+        let mut touched = 0;
         for _ in 0..batch {
             if self.pending_program.is_some() {
                 break;
@@ -153,6 +157,13 @@ impl Controller {
             if self.open_program.is_none() && !self.open_user_program(cx) {
                 break;
             }
+            if touched == 0 {
+                let mut logicals = [NONE; QUEUE_LOOKAHEAD];
+                let buffer = self.dram.as_deref().and_then(|dram| dram.buffer.as_ref());
+                touched = buffer.map_or(0, |buffer| buffer.peek(&mut logicals));
+                self.touch_units(&logicals[..touched]);
+            }
+            touched = touched.saturating_sub(1);
             let Some(entry) = self
                 .dram
                 .as_deref_mut()

@@ -46,6 +46,15 @@ impl FlushOrder {
         }
     }
 
+    /// The next writes' logical units (FIFO; LIDF chooses its next group when it gets there, so
+    /// it names none).
+    fn peek(&self, out: &mut [u32]) -> usize {
+        match self {
+            FlushOrder::Fifo(order) => order.peek(out),
+            FlushOrder::Lidf(_) => 0,
+        }
+    }
+
     fn set_tpage_dirty(&mut self, tpage: u32, dirty: bool) {
         match self {
             FlushOrder::Fifo(_) => {}
@@ -153,11 +162,13 @@ impl WriteBuffer {
     /// a waiting write of the same unit (nothing new to flush).
     pub fn take(&mut self, entry: Entry, tpage_dirty: bool) -> bool {
         self.stats.writes += 1;
-        if self.coalesces(entry.logical) {
+        // The unit's record looked up once (a coalescing write or a dropped entry has one).
+        let held = self.held.entry(entry.logical).or_default();
+        if !self.write_through && held.queued > held.discard {
             self.stats.coalesced += 1;
             return false;
         }
-        if let Some(held) = self.held.get_mut(&entry.logical).filter(|held| held.discard > 0) {
+        if held.discard > 0 {
             // The entry a trim dropped is still in the flush order: it carries this write now.
             held.discard -= 1;
             self.used += 1;
@@ -165,7 +176,7 @@ impl WriteBuffer {
             self.stats.peak = self.stats.peak.max(self.used);
             return true;
         }
-        self.held.entry(entry.logical).or_default().queued += 1;
+        held.queued += 1;
         self.used += 1;
         self.queued += 1;
         self.stats.peak = self.stats.peak.max(self.used);
@@ -244,14 +255,22 @@ impl WriteBuffer {
         true
     }
 
+    /// The logical units of the next writes to flush as far as the order knows them, one per
+    /// slot of `out` (a write a trim dropped may be among them); how many there were.
+    pub fn peek(&self, out: &mut [u32]) -> usize {
+        self.order.peek(out)
+    }
+
     /// The next write to flush, now in flight (writes a trim dropped are skipped).
     pub fn pop(&mut self) -> Option<Entry> {
         loop {
             let entry = self.order.pop()?;
-            if self.dropped(&entry) {
+            // The unit's record looked up once: most entries were not dropped.
+            let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
+            if held.discard > 0 {
+                self.dropped(&entry);
                 continue;
             }
-            let held = self.held.get_mut(&entry.logical).expect("a queued entry is held");
             held.queued -= 1;
             held.flushing += 1;
             self.queued -= 1;
