@@ -256,9 +256,17 @@ impl WriteBuffer {
     }
 
     /// The logical units of the next writes to flush as far as the order knows them, one per
-    /// slot of `out` (a write a trim dropped may be among them); how many there were.
+    /// slot of `out` (a write a trim dropped may be among them); how many there were. Their
+    /// records are loaded on the way (the flush's look-ahead, `flush.rs`).
     pub fn peek(&self, out: &mut [u32]) -> usize {
-        self.order.peek(out)
+        let count = self.order.peek(out);
+        // Their records, which `pop` reads: looked up together so the misses overlap.
+        let mut found = 0u32;
+        for logical in &out[..count] {
+            found += u32::from(self.held.contains_key(logical));
+        }
+        std::hint::black_box(found);
+        count
     }
 
     /// The next write to flush, now in flight (writes a trim dropped are skipped).
