@@ -106,7 +106,12 @@ for name in "${ORDER[@]}"; do
             base_sets=(${MODELS[$base]})
             cost[$base,$case]=$(per_io "$case" "${base_sets[@]}")
         fi
-        cost[$name,$case]=$(per_io "$case" "${sets[@]}")
+        if [ ${#sets[@]} -eq 0 ]; then
+            # No overrides: the row is the base ("off"), already counted.
+            cost[$name,$case]=${cost[off,$case]}
+        else
+            cost[$name,$case]=$(per_io "$case" "${sets[@]}")
+        fi
         change=$(awk -v m="${cost[$name,$case]}" -v b="${cost[$base,$case]}" 'BEGIN { printf "%+.1f%%", (m / b - 1) * 100 }')
         row+=$(printf ' %8s %7s' "${cost[$name,$case]}" "$change")
     done

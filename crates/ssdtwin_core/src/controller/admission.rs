@@ -261,7 +261,7 @@ impl Controller {
             self.head_blocked = false;
             if touched > 0 {
                 touched -= 1;
-            } else if !is_read && self.dram.as_deref().is_none_or(|dram| dram.buffer.is_none()) {
+            } else if !is_read && !self.buffered() {
                 // Behind a write (reads after a fill mostly look up rows never written: no load),
                 // unless writes go to the DRAM buffer: their entries are loaded when it flushes.
                 touched = self.touch_queued();

@@ -159,8 +159,8 @@ impl Controller {
             }
             if touched == 0 {
                 let mut logicals = [NONE; QUEUE_LOOKAHEAD];
-                let buffer = self.dram.as_deref().and_then(|dram| dram.buffer.as_ref());
-                touched = buffer.map_or(0, |buffer| buffer.peek(&mut logicals));
+                let dram = self.dram.as_deref().expect("checked");
+                touched = dram.buffer.as_ref().expect("checked").peek(&mut logicals);
                 self.touch_units(&logicals[..touched]);
             }
             touched = touched.saturating_sub(1);
