@@ -11,9 +11,6 @@ use crate::ftl::mapping::NONE;
 use crate::ftl::Stream;
 use crate::observe::{Context, Observer, StateChange};
 
-/// Queued host transactions whose table entries admission loads ahead in one batch.
-pub(super) const QUEUE_LOOKAHEAD: usize = 8;
-
 impl Controller {
     /// A command crossed the host interface: its transactions join the host queue or, with several
     /// flows, it waits in its flow's submission queue for the arbiter.
@@ -267,38 +264,6 @@ impl Controller {
                 touched = self.touch_queued();
             }
         }
-    }
-
-    /// The host queue moves: loads the forward entries of its next transactions (and what the
-    /// blocks they point into will be read and written for: `BlockTable::touch`) in one batch, so
-    /// that their misses overlap rather than come one per admission. Returns how many it covered.
-    #[inline]
-    fn touch_queued(&self) -> usize {
-        let count = self.host_queue.len().min(QUEUE_LOOKAHEAD);
-        let mut logicals = [NONE; QUEUE_LOOKAHEAD];
-        for (logical, &transaction) in logicals.iter_mut().zip(self.host_queue.iter()) {
-            *logical = self.transactions[transaction].logical;
-        }
-        self.touch_units(&logicals[..count]);
-        count
-    }
-
-    /// Loads the forward entries of `logicals` (at most [`QUEUE_LOOKAHEAD`]) and what their
-    /// blocks will be read and written for, in one batch: admission's look-ahead, and the DRAM
-    /// buffer's flush (`flush.rs`), which places buffered units one by one.
-    #[inline]
-    pub(super) fn touch_units(&self, logicals: &[u32]) {
-        let mut physicals = [NONE; QUEUE_LOOKAHEAD];
-        for (physical, &logical) in physicals.iter_mut().zip(logicals) {
-            *physical = self.ftl.mapping.physical(logical);
-        }
-        let mut touched = 0u32;
-        for &physical in &physicals[..logicals.len().min(QUEUE_LOOKAHEAD)] {
-            if physical != NONE {
-                touched ^= self.ftl.blocks.touch(self.geometry.block_of_unit(physical));
-            }
-        }
-        std::hint::black_box(touched);
     }
 
     /// Forgets the read last blocked at the head (`admit_read`): the FTL may have been replaced

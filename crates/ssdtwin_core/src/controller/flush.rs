@@ -15,9 +15,9 @@
 //! wait than there are dies, no new batch starts (and without a buffer no host write is admitted).
 //! A translation page turning dirty or clean is told to the flush order, which LIDF weighs.
 
-use super::admission::QUEUE_LOOKAHEAD;
 use super::buffer::Entry;
 use super::dram::Dram;
+use super::lookahead::QUEUE_LOOKAHEAD;
 use super::ops::OpKind;
 use super::Controller;
 use crate::base::event::Event;

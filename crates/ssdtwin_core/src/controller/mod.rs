@@ -31,6 +31,7 @@ mod fdp;
 pub mod flush;
 mod gc;
 mod limits;
+mod lookahead;
 mod mapped;
 pub mod ops;
 pub mod pacing;

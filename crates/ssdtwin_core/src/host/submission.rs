@@ -27,6 +27,12 @@ pub trait CommandSource {
     fn quiesce(&mut self, _job: u32, _now: Time) -> bool {
         false
     }
+
+    /// Commands the source drew together with the one it just handed out, that one first (the
+    /// host loads ahead what their reads will look up); empty when it drew none. Default: none.
+    fn drawn_ahead(&self) -> &[CommandSpec] {
+        &[]
+    }
 }
 
 /// Appends to a live session's log; out of line, so runs pay one test per command.
@@ -155,6 +161,11 @@ impl Host {
                 Some(job) => match source.next_command(job, cx.now) {
                     Ok(Some((command, _, _))) => {
                         self.issued += 1;
+                        let drawn = source.drawn_ahead();
+                        if !drawn.is_empty() {
+                            let reads = drawn.iter().filter(|spec| spec.is_read);
+                            controller.touch_reads(reads.map(|spec| spec.first_unit));
+                        }
                         Pending {
                             arrival: cx.now,
                             command,

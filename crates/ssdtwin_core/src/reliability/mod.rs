@@ -219,6 +219,13 @@ impl Reliability {
         )
     }
 
+    /// What a read of `block` will look at in its record, read and discarded: loaded ahead by the
+    /// controller when the host submits the read (`controller/lookahead.rs`).
+    #[inline]
+    pub fn touch(&self, block: u32) -> u32 {
+        self.blocks.get(block as usize).map_or(0, |record| record.reads)
+    }
+
     /// A flash read of `block`: its RBER, counted, and what it costs; `true` when the block
     /// should now be reclaimed (once per erase). The block's record and its package are each
     /// looked up once (its reads as of before this one set the disturb term); a read within the

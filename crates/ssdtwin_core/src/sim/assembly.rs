@@ -277,6 +277,13 @@ impl Simulation {
         if let Source::Trace(trace) = &mut workload {
             trace.placement_handles(scenario.fdp.handles);
         }
+        if let Source::Synthetic(synthetic) = &mut workload {
+            // The reliability model's block records are loaded ahead for batches of reads
+            // (`controller/lookahead.rs`); other runs draw one command at a time.
+            if scenario.reliability.enabled {
+                synthetic.draw_ahead();
+            }
+        }
         let jobs = workload.jobs(&scenario.workload, scenario.host.queue_depth);
         if let Source::Fio(fio) = &mut workload {
             let classed = jobs.iter().filter(|job| job.priority != Priority::Medium).count();

@@ -235,4 +235,12 @@ impl crate::host::submission::CommandSource for Source {
             _ => false,
         }
     }
+
+    #[inline(always)]
+    fn drawn_ahead(&self) -> &[CommandSpec] {
+        match self {
+            Source::Synthetic(synthetic) => synthetic.drawn_ahead(),
+            _ => &[],
+        }
+    }
 }

@@ -8,6 +8,9 @@ use crate::base::rng::Rng;
 
 use crate::host::command::CommandSpec;
 
+/// Commands a plain stream draws at a time.
+const AHEAD: usize = 8;
+
 #[derive(Clone, Debug)]
 pub struct Synthetic {
     /// A plain random stream (one whole-unit size, random addresses with no sequential share,
@@ -15,6 +18,12 @@ pub struct Synthetic {
     /// offset slots, decided once here so each command skips the tests of the features that are
     /// off ([`Synthetic::plain_command`]); `None` for every other stream.
     plain: Option<(u32, u64)>,
+    /// A plain stream drawn [`AHEAD`] commands at a time (`draw_ahead`: the same commands as one
+    /// at a time), so that the host can load ahead what the reads among them will look up
+    /// (`controller/lookahead.rs`): the batch, and how many of it were handed out.
+    batched: bool,
+    ahead: [CommandSpec; AHEAD],
+    taken: usize,
     read_fraction: f64,
     /// Commands drawn at or above `read_fraction` and below this are trims.
     trim_below: f64,
@@ -104,6 +113,9 @@ impl Synthetic {
         .then(|| (size_units[0].min(span_units), size_slots[0]));
         Synthetic {
             plain,
+            batched: false,
+            ahead: [CommandSpec::default(); AHEAD],
+            taken: AHEAD,
             size_units,
             size_slots,
             read_fraction: config.read_fraction,
@@ -127,8 +139,37 @@ impl Synthetic {
     #[inline]
     pub fn next_command(&mut self) -> CommandSpec {
         match self.plain {
+            Some((units, slots)) if self.batched => {
+                if self.taken == AHEAD {
+                    for index in 0..AHEAD {
+                        self.ahead[index] = self.plain_command(units, slots);
+                    }
+                    self.taken = 0;
+                }
+                self.taken += 1;
+                self.ahead[self.taken - 1]
+            }
             Some((units, slots)) => self.plain_command(units, slots),
             None => self.any_command(),
+        }
+    }
+
+    /// From now on a plain stream draws its commands [`AHEAD`] at a time (the same commands),
+    /// and [`Self::drawn_ahead`] shows each batch; other streams are unchanged. Returns whether
+    /// the stream is plain.
+    pub fn draw_ahead(&mut self) -> bool {
+        self.batched = self.plain.is_some();
+        self.batched
+    }
+
+    /// The commands drawn with the one [`Self::next_command`] just handed out, that one first,
+    /// when it drew a batch; empty otherwise.
+    #[inline]
+    pub fn drawn_ahead(&self) -> &[CommandSpec] {
+        if self.taken == 1 {
+            &self.ahead
+        } else {
+            &[]
         }
     }
 
@@ -316,6 +357,25 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_stream_shows_each_batch_once_at_its_first_command() {
+        // `drawn_ahead` shows the next AHEAD commands, handed out since in that order (that they
+        // are the one-at-a-time stream is the next test's: the general path draws one at a time).
+        let config = WorkloadConfig {
+            read_fraction: 0.5,
+            ..WorkloadConfig::default()
+        };
+        let mut stream = generator(&config, 1000);
+        assert!(stream.draw_ahead());
+        let (mut handed, mut shown) = (Vec::new(), Vec::new());
+        for index in 0..5 * AHEAD + 3 {
+            handed.push(stream.next_command());
+            assert_eq!(stream.drawn_ahead().is_empty(), index % AHEAD != 0, "command {index}");
+            shown.extend_from_slice(stream.drawn_ahead());
+        }
+        assert_eq!((shown.len(), &shown[..handed.len()]), (6 * AHEAD, &handed[..]));
+    }
+
+    #[test]
     fn plain_streams_draw_what_the_general_path_draws() {
         let config = WorkloadConfig {
             read_fraction: 0.6,
@@ -327,6 +387,7 @@ mod tests {
         assert_eq!(plain.plain, Some((2, 500)));
         let mut general = plain.clone();
         general.plain = None;
+        assert!(plain.draw_ahead() && !general.draw_ahead());
         for _ in 0..20_000 {
             assert_eq!(plain.next_command(), general.next_command());
         }
