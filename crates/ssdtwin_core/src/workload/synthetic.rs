@@ -8,8 +8,9 @@ use crate::base::rng::Rng;
 
 use crate::host::command::CommandSpec;
 
-/// Commands a plain stream draws at a time.
-const AHEAD: usize = 8;
+/// Commands a plain stream draws at a time (`draw_ahead`): the controller loads ahead what
+/// the reads of 16 need in one batch (`controller/lookahead.rs`).
+const AHEAD: usize = 16;
 
 #[derive(Clone, Debug)]
 pub struct Synthetic {
