@@ -8,6 +8,7 @@
 //! cache. Off (`read_cache = "0B"`, the default), the controller holds no cache and nothing here
 //! runs.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 use super::buffer::FastHash;
@@ -123,18 +124,28 @@ impl ReadCache {
     }
 
     /// `logical` was read from flash (`prefetched`: ahead of the host): it becomes the most
-    /// recently used unit, evicting the least recently used when the cache is full.
+    /// recently used unit, evicting the least recently used when the cache is full. Two hash
+    /// operations for a new unit in a full cache (its entry, the evicted key's removal): the
+    /// evicted unit's node is the new one's.
     pub fn insert(&mut self, logical: u32, prefetched: bool) {
-        if let Some(&node) = self.index.get(&logical) {
-            // A host read that missed while the unit was being read ahead has read it itself.
-            self.nodes[node as usize].prefetched &= prefetched;
-            self.unlink(node);
-            self.push_newest(node);
-            return;
-        }
-        if self.index.len() as u32 >= self.capacity {
-            let oldest = self.oldest;
-            self.drop_node(oldest);
+        let full = self.index.len() as u32 >= self.capacity;
+        let slot = match (full, self.free.last()) {
+            (true, _) => self.oldest,
+            (false, Some(&slot)) => slot,
+            (false, None) => self.nodes.len() as u32,
+        };
+        match self.index.entry(logical) {
+            Entry::Occupied(entry) => {
+                // A host read that missed while the unit was being read ahead has read it itself.
+                let node = *entry.get();
+                self.nodes[node as usize].prefetched &= prefetched;
+                self.unlink(node);
+                self.push_newest(node);
+                return;
+            }
+            Entry::Vacant(entry) => {
+                entry.insert(slot);
+            }
         }
         let node = Node {
             logical,
@@ -142,24 +153,23 @@ impl ReadCache {
             next: NIL,
             prefetched,
         };
-        let slot = match self.free.pop() {
-            Some(slot) => {
-                self.nodes[slot as usize] = node;
-                slot
-            }
-            None => {
-                self.nodes.push(node);
-                (self.nodes.len() - 1) as u32
-            }
-        };
-        self.index.insert(logical, slot);
+        if full {
+            let evicted = self.nodes[slot as usize];
+            self.index.remove(&evicted.logical);
+            self.unlisted(slot, evicted.prefetched);
+        } else if self.free.pop().is_none() {
+            self.nodes.push(node);
+        }
+        self.nodes[slot as usize] = node;
         self.push_newest(slot);
     }
 
     /// A write or trim of `logical`: its cached copy is stale.
     pub fn invalidate(&mut self, logical: u32) {
-        if let Some(&node) = self.index.get(&logical) {
-            self.drop_node(node);
+        if let Some(node) = self.index.remove(&logical) {
+            let prefetched = self.nodes[node as usize].prefetched;
+            self.unlisted(node, prefetched);
+            self.free.push(node);
         }
     }
 
@@ -183,14 +193,13 @@ impl ReadCache {
         (start, window_end.max(start))
     }
 
-    fn drop_node(&mut self, node: u32) {
-        let record = self.nodes[node as usize];
-        if record.prefetched {
+    /// `node`, whose key has left the index, leaves the list (`prefetched`: it was read ahead and
+    /// never read).
+    fn unlisted(&mut self, node: u32, prefetched: bool) {
+        if prefetched {
             self.stats.prefetch_wasted += 1;
         }
         self.unlink(node);
-        self.index.remove(&record.logical);
-        self.free.push(node);
     }
 
     fn unlink(&mut self, node: u32) {
@@ -236,6 +245,62 @@ mod tests {
         cache.invalidate(1);
         assert!(!cache.lookup(1));
         assert_eq!(cache.held(), 1);
+    }
+
+    #[test]
+    fn random_operations_match_a_plain_lru_list() {
+        // Lookups, inserts (some of units already held, some read ahead) and invalidations on a
+        // small cache, against a vector kept in recency order: what is held, hits, the wasted
+        // read-ahead count.
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut draw = move |bound: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % bound) as u32
+        };
+        let mut cache = ReadCache::new(6, 0).unwrap();
+        let mut order: Vec<(u32, bool)> = Vec::new(); // least recent first
+        let (mut hits, mut wasted) = (0, 0);
+        for _ in 0..20_000 {
+            let logical = draw(12);
+            let held = order.iter().position(|&(unit, _)| unit == logical);
+            match draw(3) {
+                0 => {
+                    if let Some(at) = held {
+                        hits += 1;
+                        order.push((logical, false));
+                        order.remove(at);
+                    }
+                    assert_eq!(cache.lookup(logical), held.is_some());
+                }
+                1 => {
+                    let prefetched = draw(2) == 0;
+                    match held {
+                        Some(at) => {
+                            let (_, was) = order.remove(at);
+                            order.push((logical, was && prefetched));
+                        }
+                        None => {
+                            if order.len() == 6 {
+                                wasted += u64::from(order.remove(0).1);
+                            }
+                            order.push((logical, prefetched));
+                        }
+                    }
+                    cache.insert(logical, prefetched);
+                }
+                _ => {
+                    if let Some(at) = held {
+                        wasted += u64::from(order.remove(at).1);
+                    }
+                    cache.invalidate(logical);
+                }
+            }
+            assert_eq!(cache.held() as usize, order.len());
+            assert!(order.iter().all(|&(unit, _)| cache.contains(unit)));
+            assert_eq!((cache.stats.hits, cache.stats.prefetch_wasted), (hits, wasted));
+        }
     }
 
     #[test]
