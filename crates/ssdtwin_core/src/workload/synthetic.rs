@@ -23,7 +23,7 @@ pub struct Synthetic {
     /// at a time), so that the host can load ahead what the reads among them will look up
     /// (`controller/lookahead.rs`): the batch, and how many of it were handed out.
     batched: bool,
-    ahead: [CommandSpec; AHEAD],
+    ahead: Vec<CommandSpec>,
     taken: usize,
     read_fraction: f64,
     /// Commands drawn at or above `read_fraction` and below this are trims.
@@ -115,7 +115,7 @@ impl Synthetic {
         Synthetic {
             plain,
             batched: false,
-            ahead: [CommandSpec::default(); AHEAD],
+            ahead: Vec::new(),
             taken: AHEAD,
             size_units,
             size_slots,
@@ -160,6 +160,7 @@ impl Synthetic {
     /// the stream is plain.
     pub fn draw_ahead(&mut self) -> bool {
         self.batched = self.plain.is_some();
+        self.ahead = vec![CommandSpec::default(); AHEAD];
         self.batched
     }
 
