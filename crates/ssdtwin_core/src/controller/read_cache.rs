@@ -252,13 +252,8 @@ mod tests {
         // Lookups, inserts (some of units already held, some read ahead) and invalidations on a
         // small cache, against a vector kept in recency order: what is held, hits, the wasted
         // read-ahead count.
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut draw = move |bound: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % bound) as u32
-        };
+        let mut rng = crate::base::rng::Rng::stream(7, "read cache test");
+        let mut draw = move |bound: u64| rng.below(bound) as u32;
         let mut cache = ReadCache::new(6, 0).unwrap();
         let mut order: Vec<(u32, bool)> = Vec::new(); // least recent first
         let (mut hits, mut wasted) = (0, 0);
