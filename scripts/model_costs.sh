@@ -16,30 +16,13 @@ SHORT=${SHORT:-50000}
 LONG=${LONG:-150000}
 DRIVE=(--set flash.channels=2 --set flash.blocks_per_plane=32 --set flash.pages_per_block=48)
 
-# Each model: the overrides that switch it on, and the row it is compared with ("off": every
+# Each model's switches (scripts/model_switches.sh) and the row it is compared with ("off": every
 # optional model off). Power-loss protection needs the write buffer, so it is compared with the
 # buffer alone; `plp_all_pages` protects every translation page (no extra write-backs), which
 # isolates the model's bookkeeping from the behaviour it models (`plp` with the default
 # capacitance writes dirty translation pages back, DAWID's mechanism: more flash work per I/O).
-declare -A MODELS=(
-    [thermal]="thermal.enabled=true"
-    [throttle]="thermal.enabled=true throttle.policy=cst"
-    [reliability]="reliability.enabled=true"
-    [write_buffer]="buffer.capacity=64MiB"
-    [plp]="buffer.capacity=64MiB plp.enabled=true"
-    [plp_all_pages]="buffer.capacity=64MiB plp.enabled=true plp.protected_ratio=1"
-    [read_cache]="buffer.read_cache=64MiB"
-    [read_ahead]="buffer.read_cache=64MiB buffer.read_ahead=128KiB"
-    [slc_cache]="slc_cache.enabled=true slc_cache.static_size=16MiB"
-    [arbitration]="host.arbitration=weighted_round_robin"
-    # The power model is on in every row above; these two rows show what it costs: the base
-    # ("off") against power off, and the drive's ISPP program profile (eight segments, each a
-    # booked change of the die's power) against a flat program current.
-    [power]=""
-    [power_off]="power.enabled=false"
-    [ispp_profile]=""
-    [flat_profile]="power.program_profile=[]"
-)
+# shellcheck source=scripts/model_switches.sh
+source scripts/model_switches.sh
 declare -A BASE=([plp]=write_buffer [plp_all_pages]=write_buffer [read_ahead]=read_cache [throttle]=thermal
     [power]=power_off [ispp_profile]=flat_profile)
 ORDER=(thermal throttle reliability write_buffer plp plp_all_pages read_cache read_ahead slc_cache arbitration
