@@ -156,7 +156,7 @@ impl ReadCache {
         if full {
             let evicted = self.nodes[slot as usize];
             self.index.remove(&evicted.logical);
-            self.unlisted(slot, evicted.prefetched);
+            self.unlisted(slot);
         } else if self.free.pop().is_none() {
             self.nodes.push(node);
         }
@@ -167,8 +167,7 @@ impl ReadCache {
     /// A write or trim of `logical`: its cached copy is stale.
     pub fn invalidate(&mut self, logical: u32) {
         if let Some(node) = self.index.remove(&logical) {
-            let prefetched = self.nodes[node as usize].prefetched;
-            self.unlisted(node, prefetched);
+            self.unlisted(node);
             self.free.push(node);
         }
     }
@@ -193,10 +192,10 @@ impl ReadCache {
         (start, window_end.max(start))
     }
 
-    /// `node`, whose key has left the index, leaves the list (`prefetched`: it was read ahead and
-    /// never read).
-    fn unlisted(&mut self, node: u32, prefetched: bool) {
-        if prefetched {
+    /// `node`, whose key has left the index, leaves the list (counted as wasted if it was read
+    /// ahead and never read).
+    fn unlisted(&mut self, node: u32) {
+        if self.nodes[node as usize].prefetched {
             self.stats.prefetch_wasted += 1;
         }
         self.unlink(node);

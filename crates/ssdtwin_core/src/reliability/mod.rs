@@ -220,7 +220,7 @@ impl Reliability {
     }
 
     /// What a read of `block` will look at in its record, read and discarded: loaded ahead by the
-    /// controller when the host submits the read (`controller/lookahead.rs`).
+    /// controller when the host draws a batch of commands (`controller/lookahead.rs`).
     #[inline]
     pub fn touch(&self, block: u32) -> u32 {
         self.blocks.get(block as usize).map_or(0, |record| record.reads)

@@ -21,8 +21,8 @@ pub struct Synthetic {
     plain: Option<(u32, u64)>,
     /// A plain stream drawn [`AHEAD`] commands at a time (`draw_ahead`: the same commands as one
     /// at a time), so that the host can load ahead what the reads among them will look up
-    /// (`controller/lookahead.rs`): the batch, and how many of it were handed out.
-    batched: bool,
+    /// (`controller/lookahead.rs`): the batch (empty: one at a time), and how many of it were
+    /// handed out.
     ahead: Vec<CommandSpec>,
     taken: usize,
     read_fraction: f64,
@@ -114,7 +114,6 @@ impl Synthetic {
         .then(|| (size_units[0].min(span_units), size_slots[0]));
         Synthetic {
             plain,
-            batched: false,
             ahead: Vec::new(),
             taken: AHEAD,
             size_units,
@@ -140,7 +139,7 @@ impl Synthetic {
     #[inline]
     pub fn next_command(&mut self) -> CommandSpec {
         match self.plain {
-            Some((units, slots)) if self.batched => {
+            Some((units, slots)) if !self.ahead.is_empty() => {
                 if self.taken == AHEAD {
                     for index in 0..AHEAD {
                         self.ahead[index] = self.plain_command(units, slots);
@@ -159,9 +158,10 @@ impl Synthetic {
     /// and [`Self::drawn_ahead`] shows each batch; other streams are unchanged. Returns whether
     /// the stream is plain.
     pub fn draw_ahead(&mut self) -> bool {
-        self.batched = self.plain.is_some();
-        self.ahead = vec![CommandSpec::default(); AHEAD];
-        self.batched
+        if self.plain.is_some() {
+            self.ahead = vec![CommandSpec::default(); AHEAD];
+        }
+        self.plain.is_some()
     }
 
     /// The commands drawn with the one [`Self::next_command`] just handed out, that one first,
