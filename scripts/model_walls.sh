@@ -9,7 +9,10 @@
 # rows of one run, never figures of another day or machine. It reports and gates nothing
 # (docs/guide/benchmark.md records its figures).
 #
-# Usage: bash scripts/model_walls.sh [ROUNDS]    (default 3; IO_COUNT=N I/Os per run, default 3,000,000)
+# Usage: bash scripts/model_walls.sh [ROUNDS [MODEL...]]
+#   ROUNDS default 3; MODELs any of scripts/model_switches.sh's (default: thermal reliability
+#   write_buffer read_cache), each row against the models-off row; IO_COUNT=N I/Os per run,
+#   default 3,000,000.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,11 +22,22 @@ if ! [[ "$rounds" =~ ^[1-9][0-9]*$ ]]; then
     echo "model_walls.sh: ROUNDS must be a positive whole number, got '$rounds'" >&2
     exit 2
 fi
+shift $(($# > 0 ? 1 : 0))
 
 # shellcheck source=scripts/model_switches.sh
 source scripts/model_switches.sh
+ORDER=(thermal reliability write_buffer read_cache)
+if [ $# -gt 0 ]; then
+    for name in "$@"; do
+        if [ -z "${MODELS[$name]+set}" ]; then
+            echo "model_walls.sh: unknown model '$name'; allowed: $(printf '%s\n' "${!MODELS[@]}" | sort | tr '\n' ' ')" >&2
+            exit 2
+        fi
+    done
+    ORDER=("$@")
+fi
 MODELS[off]=""
-ORDER=(off thermal reliability write_buffer read_cache)
+ORDER=(off "${ORDER[@]}")
 
 cargo build --quiet --release -p ssdtwin_cli
 cli=./target/release/ssdtwin-cli

@@ -226,6 +226,13 @@ impl FdpState {
         self.owned_blocks[index] = self.owned_blocks[index].saturating_sub(1);
     }
 
+    /// `logical`'s handle byte, read and discarded by the caller: a load ahead of the placement
+    /// that reads or writes it (`controller/lookahead.rs`, `controller/gc.rs`).
+    #[inline]
+    pub fn touch(&self, logical: u32) -> u8 {
+        self.unit_handle.get(logical as usize).copied().unwrap_or(0)
+    }
+
     /// `logical` placed in `block`; `host` for a host write of handle `handle`.
     #[inline]
     pub fn placed(&mut self, logical: u32, block: u32, handle: u16, host: bool) {
