@@ -386,7 +386,7 @@ impl Controller {
 
     /// Places `logical` in the next slot of the open user program (which must exist); returns
     /// the slot's physical unit and whether the program is now full.
-    #[inline]
+    #[inline(always)]
     pub(super) fn place_in_open_program(&mut self, logical: u32) -> (u32, bool) {
         let units_per_page = self.geometry.units_per_page;
         let open = self.open_program.as_mut().expect("a user program is open");

@@ -150,16 +150,12 @@ impl Controller {
         let first = self.geometry.unit_address(block, page, 0);
         let end = first + self.geometry.units_per_page;
         // Each unit's validity is a random load in the forward map: a chunk's loads first, so
-        // their misses overlap, then its copies. With FDP a copy reads the unit's handle, a
-        // random load too: loaded with the chunk's.
+        // their misses overlap, then its copies.
         let mut chunk = [NONE; GC_CHUNK];
         for start in (first..end).step_by(GC_CHUNK) {
             let count = (end - start).min(GC_CHUNK as u32) as usize;
             for (slot, unit) in chunk[..count].iter_mut().zip(start..) {
                 *slot = self.ftl.mapping.logical(unit);
-            }
-            if self.ftl.fdp.is_some() {
-                self.touch_handles(&chunk[..count]);
             }
             for &logical in &chunk[..count] {
                 if logical != NONE {

@@ -4,11 +4,10 @@
 //! (`std::hint::black_box`), and the reads it brings forward are repeated where they are used.
 //! A single load ahead gains nothing (a load that misses holds up the instructions after it as
 //! much early as late: the project forbids `unsafe`, so no prefetch instruction); loads in a batch
-//! overlap their misses. Four places batch them: the host for the reads of a synthetic stream's
+//! overlap their misses. Three places batch them: the host for the reads of a synthetic stream's
 //! batch of draws (`touch_reads`, `host/submission.rs`), admission for the queued writes behind
-//! the head (`touch_queued`), the DRAM buffer's flush for the next writes it places
-//! (`touch_units`, `flush.rs`), and with FDP a GC page's units for their handles
-//! (`touch_handles`, `gc.rs`).
+//! the head (`touch_queued`), and the DRAM buffer's flush for the next writes it places
+//! (`touch_units`, `flush.rs`).
 
 use super::Controller;
 use crate::ftl::mapping::NONE;
@@ -65,9 +64,9 @@ impl Controller {
         count
     }
 
-    /// Loads the forward entries of `logicals` (at most [`QUEUE_LOOKAHEAD`]), what their blocks
-    /// will be read and written for, and with FDP their handles, in one batch: admission's
-    /// look-ahead, and the DRAM buffer's flush (`flush.rs`), which places buffered units one by one.
+    /// Loads the forward entries of `logicals` (at most [`QUEUE_LOOKAHEAD`]) and what their
+    /// blocks will be read and written for, in one batch: admission's look-ahead, and the DRAM
+    /// buffer's flush (`flush.rs`), which places buffered units one by one.
     #[inline]
     pub(super) fn touch_units(&self, logicals: &[u32]) {
         let mut physicals = [NONE; QUEUE_LOOKAHEAD];
@@ -81,22 +80,5 @@ impl Controller {
             }
         }
         std::hint::black_box(touched);
-        if self.ftl.fdp.is_some() {
-            self.touch_handles(logicals);
-        }
-    }
-
-    /// Loads FDP's handle bytes of `logicals` ([`NONE`] skipped; a byte per logical unit, 188 MB
-    /// on full-size `enterprise_tlc`) in one batch: a host write stores its unit's, a GC copy
-    /// reads it (`gc.rs`). Out of line: with FDP off the callers pay one test.
-    #[inline(never)]
-    pub(super) fn touch_handles(&self, logicals: &[u32]) {
-        if let Some(fdp) = self.ftl.fdp.as_deref() {
-            let touched = logicals
-                .iter()
-                .filter(|&&logical| logical != NONE)
-                .fold(0u8, |touched, &logical| touched ^ fdp.touch(logical));
-            std::hint::black_box(touched);
-        }
     }
 }

@@ -135,7 +135,13 @@ pub struct FdpState {
     pub opened: Vec<u32>,
     /// Blocks owned (open or closed, not yet erased) per handle; the last entry: shared GC blocks.
     pub owned_blocks: Vec<u32>,
-    /// The handle of each logical unit's last host write (GC copies count for it).
+    /// Per physical unit, the handle of the host write whose data it holds (a GC copy carries
+    /// it): written where a unit is programmed and read where GC copies it, a block's run at a
+    /// time, where a byte per logical unit was a random access at each (`docs/models/fdp.md`,
+    /// cost). Meaningful for units that hold valid data. Stored in snapshots as runs of equal
+    /// handles (after preconditioning one run: every unit handle 0), under a name older
+    /// snapshots (a handle per logical unit) do not have, so they load empty and are refused.
+    #[serde(rename = "unit_handle_runs", with = "handle_runs", default)]
     pub unit_handle: Vec<u8>,
     pub counts: FdpCounts,
 }
@@ -160,7 +166,7 @@ pub struct FdpCounts {
 }
 
 impl FdpState {
-    pub fn new(config: &FdpConfig, ru_blocks: u32, planes: u32, blocks: u32, logical_units: u32) -> FdpState {
+    pub fn new(config: &FdpConfig, ru_blocks: u32, planes: u32, blocks: u32, physical_units: u32) -> FdpState {
         let handles = config.handles;
         let persistent = config.handle_type == HandleType::PersistentlyIsolated;
         let frontiers = u32::from(handles) + if persistent { u32::from(handles) } else { 1 };
@@ -172,7 +178,7 @@ impl FdpState {
             turn: vec![0; blocks as usize],
             opened: vec![0; (frontiers * planes) as usize],
             owned_blocks: vec![0; usize::from(handles) + 1],
-            unit_handle: vec![0; logical_units as usize],
+            unit_handle: vec![0; physical_units as usize],
             counts: FdpCounts {
                 host_units: vec![0; usize::from(handles)],
                 media_units: vec![0; usize::from(handles)],
@@ -226,32 +232,29 @@ impl FdpState {
         self.owned_blocks[index] = self.owned_blocks[index].saturating_sub(1);
     }
 
-    /// `logical`'s handle byte, read and discarded by the caller: a load ahead of the placement
-    /// that reads or writes it (`controller/lookahead.rs`, `controller/gc.rs`).
+    /// Data placed at `physical` in `block`: a host write of handle `handle` (`host`), or a copy
+    /// of the data at `old` (GC), which keeps its handle.
     #[inline]
-    pub fn touch(&self, logical: u32) -> u8 {
-        self.unit_handle.get(logical as usize).copied().unwrap_or(0)
-    }
-
-    /// `logical` placed in `block`; `host` for a host write of handle `handle`.
-    #[inline]
-    pub fn placed(&mut self, logical: u32, block: u32, handle: u16, host: bool) {
+    pub fn placed(&mut self, old: u32, physical: u32, block: u32, handle: u16, host: bool) {
         let data = if host {
-            self.unit_handle[logical as usize] = handle as u8;
             self.counts.host_units[usize::from(handle)] += 1;
             handle
         } else {
-            u16::from(self.unit_handle[logical as usize])
+            self.handle_at(old)
         };
+        self.unit_handle[physical as usize] = data as u8;
         self.counts.media_units[usize::from(data)] += 1;
         if self.owner(block) == SHARED {
             self.counts.shared_media_units += 1;
         }
     }
 
-    /// The handle whose host write placed `logical` last.
-    pub fn handle_of(&self, logical: u32) -> u16 {
-        u16::from(self.unit_handle[logical as usize])
+    /// The handle whose host write placed the data at `physical` (0 for data of none: the
+    /// preconditioning's).
+    pub fn handle_at(&self, physical: u32) -> u16 {
+        self.unit_handle
+            .get(physical as usize)
+            .map_or(0, |&handle| u16::from(handle))
     }
 
     /// Reclaim units in use per handle (owned blocks over blocks per reclaim unit, rounded up).
@@ -344,5 +347,35 @@ impl FdpState {
                 invalid_placement_identifier: counts.invalid_placement,
             },
         }
+    }
+}
+
+/// [`FdpState::unit_handle`] in snapshots: `[handle, count]` runs.
+mod handle_runs {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(handles: &[u8], serializer: S) -> Result<S::Ok, S::Error> {
+        let mut runs: Vec<(u8, u64)> = Vec::new();
+        for &handle in handles {
+            match runs.last_mut() {
+                Some((value, count)) if *value == handle => *count += 1,
+                _ => runs.push((handle, 1)),
+            }
+        }
+        runs.serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<u8>, D::Error> {
+        let runs: Vec<(u8, u64)> = Vec::deserialize(deserializer)?;
+        let total: u64 = runs.iter().map(|&(_, count)| count).sum();
+        // A drive has fewer than 2^32 physical units (addresses are `u32`): more is a damaged file.
+        if total > u64::from(u32::MAX) {
+            return Err(serde::de::Error::custom(format!("{total} FDP unit handles")));
+        }
+        let mut handles = Vec::with_capacity(total as usize);
+        for (handle, count) in runs {
+            handles.resize(handles.len() + count as usize, handle);
+        }
+        Ok(handles)
     }
 }

@@ -206,3 +206,27 @@ fn a_parked_handles_open_block_erased_by_gc_is_not_written_through_its_row() {
     );
     ftl.check_invariants().unwrap();
 }
+
+#[test]
+fn each_valid_unit_keeps_the_handle_of_its_host_write_through_gc_copies() {
+    for handle_type in [HandleType::InitiallyIsolated, HandleType::PersistentlyIsolated] {
+        let mut ftl = two_handles(handle_type);
+        write_randomly(&mut ftl, 6000);
+        assert!(ftl.counts.gc_units > 0, "GC relocated data");
+        let fdp = ftl.fdp.as_deref().unwrap();
+        let mut checked = 0;
+        for physical in 0..ftl.geometry.physical_units() as u32 {
+            let logical = ftl.mapping.logical(physical);
+            if logical != NONE {
+                // `write_randomly` writes a unit through handle `logical % 2` only.
+                assert_eq!(
+                    fdp.handle_at(physical),
+                    (logical % 2) as u16,
+                    "{handle_type:?}, unit {physical}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked} valid units");
+    }
+}

@@ -10,12 +10,37 @@ impl Ftl {
     /// Places one GC copy of `logical` in `plane`'s GC page. Returns the new address and, when
     /// that filled the page, the page to program.
     pub fn place_gc_copy(&mut self, plane: u32, logical: u32) -> (u32, Option<(u32, u32)>) {
-        if let Some(fdp) = self.fdp.as_deref().filter(|fdp| fdp.persistent) {
-            self.use_gc_frontier(self.gc_base + fdp.handle_of(logical));
+        if self.fdp.as_deref().is_some_and(|fdp| fdp.persistent) {
+            self.use_handle_gc_frontier(logical);
         }
         let (physical, full) = self.next_gc_slot(plane);
         self.place(logical, physical, Stream::Gc);
         (physical, full)
+    }
+
+    /// FDP's side of [`Self::place`] (before the mapping changes: a copy's data is still at its
+    /// old place). Out of line: with FDP off, `place` pays one test.
+    #[inline(never)]
+    pub(super) fn fdp_placed(&mut self, logical: u32, physical: u32, stream: Stream) {
+        let host = stream == Stream::User;
+        let old = if host {
+            super::NONE
+        } else {
+            self.mapping.physical(logical)
+        };
+        let block = self.geometry.block_of_unit(physical);
+        if let Some(fdp) = self.fdp.as_deref_mut() {
+            fdp.placed(old, physical, block, self.handle, host);
+        }
+    }
+
+    /// Persistently isolated FDP: the GC frontier of the handle whose data `logical` holds.
+    /// Out of line: without it, `place_gc_copy` pays one test.
+    #[inline(never)]
+    fn use_handle_gc_frontier(&mut self, logical: u32) {
+        if let Some(fdp) = self.fdp.as_deref() {
+            self.use_gc_frontier(self.gc_base + fdp.handle_at(self.mapping.physical(logical)));
+        }
     }
 
     /// Moves the count of the valid units of `victim` into `plane`'s GC pages, whole pages a run at a time,
@@ -143,7 +168,7 @@ impl Ftl {
             ru_blocks,
             geometry.planes(),
             geometry.blocks(),
-            self.logical_units(),
+            geometry.physical_units() as u32,
         );
         let frontiers = state.frontiers() as usize;
         let planes = geometry.planes() as usize;

@@ -360,13 +360,8 @@ impl Ftl {
     /// Records that `logical` now lives at `physical`; the old copy becomes stale.
     #[inline]
     pub fn place(&mut self, logical: u32, physical: u32, stream: Stream) {
-        if let Some(fdp) = self.fdp.as_deref_mut() {
-            fdp.placed(
-                logical,
-                self.geometry.block_of_unit(physical),
-                self.handle,
-                stream == Stream::User,
-            );
+        if self.fdp.is_some() {
+            self.fdp_placed(logical, physical, stream);
         }
         placement::place(
             &mut self.mapping,

@@ -64,6 +64,16 @@ impl Ftl {
             ));
         }
         *ftl = serde_json::from_slice(&rest).map_err(|error| invalid(format!("FTL state: {error}")))?;
+        if let Some(fdp) = ftl.fdp.as_deref() {
+            if fdp.unit_handle.len() as u64 != physical_units {
+                // Before 2026-11-28 the handles were kept per logical unit.
+                return Err(invalid(format!(
+                    "FDP handles for {} units where this drive has {physical_units} physical units: \
+                     a snapshot of an older ssdtwin; make it again",
+                    fdp.unit_handle.len()
+                )));
+            }
+        }
         ftl.mapping = Mapping::from_arrays(forward, reverse);
         ftl.free_floor = vec![0; ftl.free.len()];
         Ok(())
@@ -162,5 +172,27 @@ mod tests {
         assert_eq!(loaded.mapping.physical(4), NONE);
         assert_eq!(loaded.mapping.logical(physical + 1), NONE);
         assert_eq!(loaded.mapping.decoded(), ftl.mapping.decoded());
+    }
+
+    #[test]
+    fn fdp_handles_of_another_length_are_refused_as_an_older_snapshot() {
+        let (mut ftl, _) = one_plane(4);
+        let fdp = super::super::fdp::FdpConfig {
+            enabled: true,
+            ..Default::default()
+        };
+        ftl.enable_fdp(&fdp, 1);
+        let mut bytes = Vec::new();
+        ftl.write_state(&mut bytes).expect("written");
+        let (mut loaded, _) = one_plane(4);
+        Ftl::read_state(&mut bytes.as_slice(), &mut loaded).expect("a state of this version loads");
+        // Before per-physical handles, a snapshot held one per logical unit.
+        let logical_units = ftl.logical_units() as usize;
+        ftl.fdp.as_deref_mut().expect("on").unit_handle.truncate(logical_units);
+        bytes.clear();
+        ftl.write_state(&mut bytes).expect("written");
+        let (mut loaded, _) = one_plane(4);
+        let error = Ftl::read_state(&mut bytes.as_slice(), &mut loaded).expect_err("refused");
+        assert!(error.to_string().contains("make it again"), "{error}");
     }
 }

@@ -286,6 +286,17 @@ fn a_run_from_a_snapshot_equals_a_run_that_preconditions() {
     snapshot_round_trip(&steady);
     let fifo: Vec<&str> = steady.iter().copied().chain(["ftl.gc_policy=fifo"]).collect();
     snapshot_round_trip(&fifo);
+    // FDP's per-unit handles travel with the rest (persistently isolated: GC reads them).
+    let fdp: Vec<&str> = steady
+        .iter()
+        .copied()
+        .chain([
+            "fdp.enabled=true",
+            "fdp.handles=2",
+            "fdp.handle_type=persistently_isolated",
+        ])
+        .collect();
+    snapshot_round_trip(&fdp);
     let bast: Vec<&str> = mix
         .iter()
         .copied()
