@@ -13,7 +13,7 @@ declare -A MODELS=(
     [read_ahead]="buffer.read_cache=64MiB buffer.read_ahead=128KiB"
     [slc_cache]="slc_cache.enabled=true slc_cache.static_size=16MiB"
     [arbitration]="host.arbitration=weighted_round_robin"
-    [fdp]="fdp.enabled=true"
+    [fdp]="fdp.enabled=true fdp.handles=2"
     # The power model is on in every row above; these two rows show what it costs: the base
     # ("off") against power off, and the drive's ISPP program profile (eight segments, each a
     # booked change of the die's power) against a flat program current.
