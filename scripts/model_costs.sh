@@ -28,12 +28,7 @@ declare -A BASE=([plp]=write_buffer [plp_all_pages]=write_buffer [read_ahead]=re
 ORDER=(thermal throttle reliability write_buffer plp plp_all_pages read_cache read_ahead slc_cache arbitration
     power ispp_profile)
 if [ $# -gt 0 ]; then
-    for name in "$@"; do
-        if [ -z "${MODELS[$name]+set}" ]; then
-            echo "unknown model '$name'; allowed: ${ORDER[*]}" >&2
-            exit 2
-        fi
-    done
+    check_models "$@"
     ORDER=("$@")
 fi
 

@@ -1,7 +1,8 @@
 # The overrides that switch each optional model on (`--set` pairs), declared once for
 # scripts/model_costs.sh (instructions per I/O) and scripts/model_walls.sh (wall time), which
-# source this file. `plp_all_pages` protects every translation page (no extra write-backs), which
-# isolates PLP's bookkeeping from the flash work it models.
+# source this file (`check_models` refuses a name not declared here). `plp_all_pages` protects
+# every translation page (no extra write-backs), which isolates PLP's bookkeeping from the flash
+# work it models.
 declare -A MODELS=(
     [thermal]="thermal.enabled=true"
     [throttle]="thermal.enabled=true throttle.policy=cst"
@@ -22,3 +23,14 @@ declare -A MODELS=(
     [ispp_profile]=""
     [flat_profile]="power.program_profile=[]"
 )
+
+# Exits (status 2) naming the allowed models unless every argument names one of MODELS.
+check_models() {
+    local name
+    for name in "$@"; do
+        if [ -z "${MODELS[$name]+set}" ]; then
+            echo "$(basename "$0"): unknown model '$name'; allowed: $(printf '%s\n' "${!MODELS[@]}" | sort | tr '\n' ' ')" >&2
+            exit 2
+        fi
+    done
+}

@@ -28,12 +28,7 @@ shift $(($# > 0 ? 1 : 0))
 source scripts/model_switches.sh
 ORDER=(thermal reliability write_buffer read_cache)
 if [ $# -gt 0 ]; then
-    for name in "$@"; do
-        if [ -z "${MODELS[$name]+set}" ]; then
-            echo "model_walls.sh: unknown model '$name'; allowed: $(printf '%s\n' "${!MODELS[@]}" | sort | tr '\n' ' ')" >&2
-            exit 2
-        fi
-    done
+    check_models "$@"
     ORDER=("$@")
 fi
 MODELS[off]=""
